@@ -1,0 +1,71 @@
+"""Run-time switches shared by every chapter: device, seeds and the run profile.
+
+The profile (``COURSE_PROFILE`` = ``smoke`` | ``cpu`` | ``gpu``) sizes every notebook's data and
+training. ``smoke`` is what the tests use (seconds a chapter on 2 CPU cores), ``cpu`` gives meaningful
+results in minutes on a laptop, ``gpu`` gives the full results. A notebook states its sizes once::
+
+    cfg = pick(smoke=dict(epochs=1), cpu=dict(epochs=5), gpu=dict(epochs=20))
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from typing import Any, TypeVar
+
+import numpy as np
+import torch
+
+PROFILES = ("smoke", "cpu", "gpu")
+T = TypeVar("T")
+
+
+def device() -> torch.device:
+    """The device every chapter uses: CUDA, then Apple MPS, then the CPU.
+
+    ``COURSE_DEVICE`` (for example ``cpu`` or ``cuda:1``) overrides the choice.
+    """
+    forced = os.environ.get("COURSE_DEVICE", "").strip()
+    if forced:
+        try:
+            return torch.device(forced)
+        except RuntimeError as err:
+            raise ValueError(
+                f"COURSE_DEVICE={forced!r} is not a torch device; use e.g. 'cpu' or 'cuda:0'"
+            ) from err
+    if torch.cuda.is_available():
+        return torch.device("cuda")
+    mps = getattr(torch.backends, "mps", None)
+    if mps is not None and mps.is_available():
+        return torch.device("mps")
+    return torch.device("cpu")
+
+
+def seed_everything(seed: int = 0) -> int:
+    """Seed Python, NumPy and torch (all devices) so a notebook run twice prints the same numbers."""
+    if not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
+    os.environ["PYTHONHASHSEED"] = str(seed)
+    return seed
+
+
+def profile() -> str:
+    """The run profile: ``COURSE_PROFILE`` if set, else ``gpu`` with CUDA and ``cpu`` without."""
+    value = os.environ.get("COURSE_PROFILE", "").strip().lower()
+    if not value:
+        return "gpu" if torch.cuda.is_available() else "cpu"
+    if value not in PROFILES:
+        raise ValueError(f"COURSE_PROFILE must be one of {PROFILES}, got {value!r}")
+    return value
+
+
+def pick(*, smoke: T, cpu: T, gpu: T, profile_name: str | None = None) -> T:
+    """Choose the value for the current profile: ``pick(smoke=1, cpu=5, gpu=20)``."""
+    name = profile_name if profile_name is not None else profile()
+    if name not in PROFILES:
+        raise ValueError(f"profile must be one of {PROFILES}, got {name!r}")
+    choices: dict[str, Any] = {"smoke": smoke, "cpu": cpu, "gpu": gpu}
+    return choices[name]

@@ -1,0 +1,47 @@
+import random
+
+import numpy as np
+import pytest
+import torch
+
+from course_lib import runtime
+
+
+def test_profile_default_and_override(monkeypatch):
+    monkeypatch.delenv("COURSE_PROFILE", raising=False)
+    expected = "gpu" if torch.cuda.is_available() else "cpu"
+    assert runtime.profile() == expected
+    monkeypatch.setenv("COURSE_PROFILE", "smoke")
+    assert runtime.profile() == "smoke"
+
+
+def test_profile_rejects_unknown(monkeypatch):
+    monkeypatch.setenv("COURSE_PROFILE", "fast")
+    with pytest.raises(ValueError, match="COURSE_PROFILE"):
+        runtime.profile()
+
+
+def test_pick_follows_profile(monkeypatch):
+    monkeypatch.setenv("COURSE_PROFILE", "cpu")
+    assert runtime.pick(smoke=1, cpu=2, gpu=3) == 2
+    assert runtime.pick(smoke=1, cpu=2, gpu=3, profile_name="gpu") == 3
+    with pytest.raises(ValueError):
+        runtime.pick(smoke=1, cpu=2, gpu=3, profile_name="tpu")
+
+
+def test_device_override(monkeypatch):
+    monkeypatch.setenv("COURSE_DEVICE", "cpu")
+    assert runtime.device() == torch.device("cpu")
+    monkeypatch.setenv("COURSE_DEVICE", "nonsense")
+    with pytest.raises(ValueError, match="COURSE_DEVICE"):
+        runtime.device()
+
+
+def test_seed_everything_repeats():
+    runtime.seed_everything(7)
+    a = (random.random(), np.random.rand(), torch.rand(3))
+    runtime.seed_everything(7)
+    b = (random.random(), np.random.rand(), torch.rand(3))
+    assert a[0] == b[0] and a[1] == b[1] and torch.equal(a[2], b[2])
+    with pytest.raises(ValueError):
+        runtime.seed_everything(-1)
