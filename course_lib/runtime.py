@@ -1,8 +1,9 @@
 """Run-time switches shared by every chapter: device, seeds and the run profile.
 
 The profile (``COURSE_PROFILE`` = ``smoke`` | ``cpu`` | ``gpu``) sizes every notebook's data and
-training. ``smoke`` is what the tests use (seconds a chapter on 2 CPU cores), ``cpu`` gives meaningful
-results in minutes on a laptop, ``gpu`` gives the full results. A notebook states its sizes once::
+training. ``smoke`` is what the tests use (seconds a chapter on 2 CPU cores), ``cpu`` gives
+meaningful results in minutes on a laptop, ``gpu`` gives the full results.
+A notebook states its sizes once::
 
     cfg = pick(smoke=dict(epochs=1), cpu=dict(epochs=5), gpu=dict(epochs=20))
 """
@@ -42,7 +43,7 @@ def device() -> torch.device:
 
 
 def seed_everything(seed: int = 0) -> int:
-    """Seed Python, NumPy and torch (all devices) so a notebook run twice prints the same numbers."""
+    """Seed Python, NumPy and torch (all devices): a notebook run twice prints the same numbers."""
     if not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be a non-negative int, got {seed!r}")
     random.seed(seed)
@@ -69,3 +70,20 @@ def pick(*, smoke: T, cpu: T, gpu: T, profile_name: str | None = None) -> T:
         raise ValueError(f"profile must be one of {PROFILES}, got {name!r}")
     choices: dict[str, Any] = {"smoke": smoke, "cpu": cpu, "gpu": gpu}
     return choices[name]
+
+
+def progress_bar(iterable: Any = None, **kwargs: Any) -> Any:
+    """A ``tqdm`` progress bar (a widget in Jupyter, text elsewhere), off while the book is built.
+
+    The book (``COURSE_WIDGET_MODE=html``) has no kernel, so a bar there would only add a
+    frozen widget; ``COURSE_PROGRESS=0`` turns bars off everywhere.
+    """
+    from tqdm.auto import tqdm
+
+    quiet = (
+        os.environ.get("COURSE_WIDGET_MODE", "live") == "html"
+        or os.environ.get("COURSE_PROGRESS", "1") == "0"
+    )
+    if quiet:
+        kwargs["disable"] = True
+    return tqdm(iterable, **kwargs)

@@ -1,0 +1,96 @@
+"""Numbers that a chapter's prose quotes: recorded from the run, never typed in.
+
+``record(chapter, name, value)`` stores the value in ``_build/results/<chapter>.json`` (so later
+tools, such as the benchmarks and the closing notes, can read what the book showed) and
+*glues* it with myst-nb: the prose writes ``{glue:text}`ch01_svd_variance:.1%``` and the
+built page shows the number computed when the book was built.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+
+def results_dir() -> Path:
+    """Where results go: ``COURSE_RESULTS_DIR``, else ``_build/results`` under the book's root.
+
+    The root is the folder holding ``_config.yml``, searched upwards from the working directory;
+    without one, ``_build/results`` under the working directory.
+    """
+    env = os.environ.get("COURSE_RESULTS_DIR")
+    if env:
+        return Path(env)
+    here = Path.cwd().resolve()
+    for folder in (here, *here.parents):
+        if (folder / "_config.yml").is_file() and (folder / "course_lib").is_dir():
+            return folder / "_build" / "results"
+    return here / "_build" / "results"
+
+
+def _plain(value: Any) -> Any:
+    """A JSON-ready copy: tensors and NumPy scalars become Python numbers."""
+    if isinstance(value, torch.Tensor):
+        return value.item() if value.numel() == 1 else value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def record(chapter: str, name: str, value: Any, *, glue: bool = True) -> Any:
+    """Save ``value`` under ``name`` for ``chapter`` and glue it for the prose; returns the value.
+
+    The JSON file is rewritten atomically (temporary file, then rename), so an interrupted run never
+    leaves half a file behind.
+    """
+    if not chapter or not name or not name.replace("_", "").isalnum():
+        raise ValueError(
+            f"chapter and name must be non-empty identifiers, got {chapter!r}, {name!r}"
+        )
+    plain = _plain(value)
+    try:
+        json.dumps(plain)
+    except TypeError as err:
+        raise TypeError(
+            f"record({name!r}) needs a JSON-serialisable value, got {type(value)}"
+        ) from err
+    folder = results_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{chapter}.json"
+    data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    data[name] = plain
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{chapter}.", suffix=".json")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, indent=1, sort_keys=True)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    if glue:
+        try:
+            from myst_nb import glue as myst_glue
+        except (
+            ImportError
+        ):  # outside the book toolchain (e.g. a bare Colab): nothing to glue into
+            return value
+        myst_glue(name, plain, display=False)
+    return value
+
+
+def load(chapter: str) -> dict[str, Any]:
+    """All values recorded for ``chapter`` (an empty dict when none were)."""
+    path = results_dir() / f"{chapter}.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}

@@ -1,0 +1,175 @@
+"""One small training loop for every chapter: ``fit()``. No framework, nothing hidden.
+
+Each step is the loop of the lectures: forward, loss, backward, (clip), update. The loop moves every
+tensor of a batch to ``device``, shows a ``tqdm`` progress bar, and returns a
+:class:`History` that a chapter plots with ``course_lib.viz.training_curves``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+from torch import Tensor, nn
+
+from course_lib.runtime import progress_bar
+
+Batch = Any
+LossFn = Callable[[nn.Module, Batch], Tensor]
+
+
+@dataclass
+class History:
+    """What ``fit`` measured: mean loss per epoch, loss and gradient norm per step, wall time."""
+
+    train_loss: list[float] = field(default_factory=list)
+    valid_loss: list[float] = field(default_factory=list)
+    step_loss: list[float] = field(default_factory=list)
+    grad_norm: list[float] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict[str, list[float]]:
+        """The per-epoch curves, ready for ``viz.training_curves``."""
+        curves = {"train": self.train_loss}
+        if self.valid_loss:
+            curves["valid"] = self.valid_loss
+        return curves
+
+
+def to_device(batch: Batch, device: torch.device | str | None) -> Batch:
+    """Move every tensor inside a (nested) tuple, list or dict to ``device``."""
+    if device is None:
+        return batch
+    if isinstance(batch, Tensor):
+        return batch.to(device, non_blocking=True)
+    if isinstance(batch, (list, tuple)):
+        return type(batch)(to_device(b, device) for b in batch)
+    if isinstance(batch, dict):
+        return {k: to_device(v, device) for k, v in batch.items()}
+    return batch
+
+
+def default_loss(model: nn.Module, batch: Batch) -> Tensor:
+    """The model computes its own loss: ``model(*batch)`` (or ``model(**batch)``)."""
+    if isinstance(batch, dict):
+        return model(**batch)
+    if isinstance(batch, (list, tuple)):
+        return model(*batch)
+    return model(batch)
+
+
+def _epoch_batches(
+    batches: Iterable[Batch] | Callable[[], Iterable[Batch]],
+) -> Iterator[Batch]:
+    return iter(batches() if callable(batches) else batches)
+
+
+def evaluate(
+    model: nn.Module,
+    batches: Iterable[Batch] | Callable[[], Iterable[Batch]],
+    *,
+    loss_fn: LossFn = default_loss,
+    device: torch.device | str | None = None,
+) -> float:
+    """Mean loss over ``batches`` with gradients off and the model in eval mode."""
+    was_training = model.training
+    model.eval()
+    total, count = 0.0, 0
+    with torch.no_grad():
+        for batch in _epoch_batches(batches):
+            total += float(loss_fn(model, to_device(batch, device)))
+            count += 1
+    model.train(was_training)
+    if count == 0:
+        raise ValueError("evaluate() got no batches: the validation data is empty")
+    return total / count
+
+
+def fit(
+    model: nn.Module,
+    batches: Iterable[Batch] | Callable[[], Iterable[Batch]],
+    *,
+    optimizer: torch.optim.Optimizer,
+    epochs: int = 1,
+    loss_fn: LossFn = default_loss,
+    clip_norm: float | None = None,
+    valid: Iterable[Batch] | Callable[[], Iterable[Batch]] | None = None,
+    device: torch.device | str | None = None,
+    scheduler: Any | None = None,
+    progress: bool = True,
+    desc: str = "train",
+) -> History:
+    """Train ``model`` for ``epochs`` passes over ``batches``; return the :class:`History`.
+
+    Each step: ``loss = loss_fn(model, batch)``; ``loss.backward()``; optional clipping of the
+    global gradient norm to ``clip_norm`` (Pascanu et al., 2013); ``optimizer.step()``.
+
+    Args:
+        batches: a re-iterable (list, DataLoader) or a function returning a fresh iterable each
+            epoch (use the function form for shuffling generators). A one-shot iterator is rejected
+            after the first epoch, since the second would silently see no data.
+        loss_fn: ``(model, batch) -> scalar loss``; by default the model returns its own loss.
+        valid: batches for a validation loss after every epoch.
+    """
+    if epochs < 1:
+        raise ValueError(f"epochs must be >= 1, got {epochs}")
+    if clip_norm is not None and clip_norm <= 0:
+        raise ValueError(f"clip_norm must be positive or None, got {clip_norm}")
+    history = History()
+    start = time.perf_counter()
+    model.train()
+    for epoch in range(epochs):
+        total, count = 0.0, 0
+        bar = progress_bar(
+            _epoch_batches(batches),
+            desc=f"{desc} {epoch + 1}/{epochs}",
+            disable=not progress,
+            leave=False,
+        )
+        for batch in bar:
+            loss = loss_fn(model, to_device(batch, device))
+            if loss.dim() != 0:
+                raise ValueError(
+                    f"the loss must be a scalar, got shape {tuple(loss.shape)}"
+                )
+            if not torch.isfinite(loss):
+                raise FloatingPointError(
+                    f"loss became {loss.item()} at epoch {epoch + 1}, step {count + 1}: "
+                    "lower the learning rate or set clip_norm"
+                )
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            params = [
+                p
+                for g in optimizer.param_groups
+                for p in g["params"]
+                if p.grad is not None
+            ]
+            norm = nn.utils.clip_grad_norm_(
+                params, clip_norm if clip_norm else math.inf
+            )
+            optimizer.step()
+            if scheduler is not None:
+                scheduler.step()
+            value = float(loss)
+            history.step_loss.append(value)
+            history.grad_norm.append(float(norm))
+            total += value
+            count += 1
+            bar.set_postfix(loss=f"{value:.3f}")
+        if count == 0:
+            raise ValueError(
+                f"epoch {epoch + 1} saw no batches: pass a list, a DataLoader or a function "
+                "returning a fresh iterable, not a one-shot iterator"
+            )
+        history.train_loss.append(total / count)
+        if valid is not None:
+            history.valid_loss.append(
+                evaluate(model, valid, loss_fn=loss_fn, device=device)
+            )
+    history.seconds = time.perf_counter() - start
+    return history

@@ -1,0 +1,37 @@
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from course_lib import results
+
+
+def test_record_writes_json_and_returns_value(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_RESULTS_DIR", str(tmp_path))
+    assert results.record("ch01", "acc", torch.tensor(0.5), glue=False).item() == 0.5
+    results.record("ch01", "table", {"a": np.float32(1.5), "b": [1, 2]}, glue=False)
+    data = json.loads((tmp_path / "ch01.json").read_text())
+    assert data == {"acc": 0.5, "table": {"a": 1.5, "b": [1, 2]}}
+    assert results.load("ch01") == data
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_record_rejects_bad_names_and_values(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_RESULTS_DIR", str(tmp_path))
+    with pytest.raises(ValueError):
+        results.record("ch01", "not a name", 1)
+    with pytest.raises(TypeError, match="JSON"):
+        results.record("ch01", "obj", object(), glue=False)
+
+
+def test_record_glues_for_myst_nb(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_RESULTS_DIR", str(tmp_path))
+    glued = {}
+    import myst_nb
+
+    monkeypatch.setattr(
+        myst_nb, "glue", lambda name, value, display: glued.update({name: value})
+    )
+    results.record("ch01", "x", 3)
+    assert glued == {"x": 3}
