@@ -1,0 +1,111 @@
+"""Prepare and check the course's data on a machine: ``python -m course_lib.data ...``.
+
+Commands::
+
+    list            each data set: files, sizes, licence, where a copy is present
+    fetch NAME...   fetch (and verify) every file of the named data sets
+    fetch-all       fetch every data set
+    verify          re-hash every present copy (mirrors and cache); exit 1 on a mismatch
+
+Exit codes: 0 success, 1 a data error (mismatch, no copy), 2 a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from course_lib.data.errors import DataError, IntegrityError
+from course_lib.data.fetch import (
+    CACHE_ENV,
+    MIRROR_ENV,
+    cache_dir,
+    fetch,
+    find_copies,
+    mirror_dirs,
+    verify_copy,
+)
+from course_lib.data.registry import DATASETS, get_dataset
+
+
+def _size(n: int) -> str:
+    return f"{n / 1e6:.1f} MB" if n >= 100_000 else f"{n / 1e3:.1f} kB"
+
+
+def _list() -> int:
+    print(f"mirrors ({MIRROR_ENV}): {', '.join(map(str, mirror_dirs())) or 'none'}")
+    print(f"cache   ({CACHE_ENV}): {cache_dir()}")
+    for ds in DATASETS.values():
+        flag = "" if ds.redistributable else "  [download only: not redistributable]"
+        print(f"\n{ds.name}: {ds.title}\n  licence: {ds.licence}{flag}")
+        for spec in ds.files.values():
+            copies = find_copies(ds.name, spec.name)
+            where = ", ".join(kind for kind, _ in copies) or "missing"
+            print(f"  {spec.name:<26} {_size(spec.bytes):>9}  {where}")
+    return 0
+
+
+def _fetch(names: Sequence[str]) -> int:
+    failed = 0
+    for name in names:
+        ds = get_dataset(name)
+        if not ds.redistributable:
+            print(f"note: {name}: {ds.licence}. Do not redistribute it.")
+        for spec in ds.files.values():
+            try:
+                print(f"ok      {name}/{spec.name}: {fetch(name, spec.name)}")
+            except DataError as exc:
+                failed += 1
+                print(f"FAILED  {name}/{spec.name}: {exc}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def _verify() -> int:
+    checked = bad = 0
+    for ds in DATASETS.values():
+        for spec in ds.files.values():
+            for _, path in find_copies(ds.name, spec.name):
+                checked += 1
+                try:
+                    verify_copy(ds.name, spec.name, path)
+                    print(f"ok        {path}")
+                except IntegrityError as exc:
+                    bad += 1
+                    print(f"MISMATCH  {path}\n{exc}", file=sys.stderr)
+    print(f"{checked} copies checked, {bad} bad.")
+    if not checked:
+        print(f"No copies present: set {MIRROR_ENV} or run `fetch-all` first.")
+    return 1 if bad else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code (0 ok, 1 data error, 2 usage)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m course_lib.data",
+        description="List, fetch and verify the course's pinned data sets.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("list", help="data sets, files, sizes, licences, copies present")
+    p_fetch = sub.add_parser("fetch", help="fetch every file of the named data sets")
+    p_fetch.add_argument("names", nargs="+", metavar="NAME", help=", ".join(DATASETS))
+    sub.add_parser("fetch-all", help="fetch every data set")
+    sub.add_parser("verify", help="re-hash every present copy; exit 1 on a mismatch")
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "list":
+            return _list()
+        if args.command == "fetch":
+            for name in args.names:
+                get_dataset(name)  # fail on a typo before fetching anything
+            return _fetch(args.names)
+        if args.command == "fetch-all":
+            return _fetch(list(DATASETS))
+        return _verify()
+    except DataError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2 if isinstance(exc, ValueError) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
