@@ -1,0 +1,11 @@
+"""Interactive figures of the course: one anywidget class and one JS module per family.
+
+``base`` holds the pattern (precomputed traits, ``COURSE_WIDGET_MODE`` = live | html, a
+static matplotlib figure beside each widget); each family adds one module here and one
+``js/<name>.js``. Models never import this package.
+"""
+
+from course_lib.widgets.base import CourseWidget, show, to_jsonable, widget_mode
+from course_lib.widgets.heatmap import HeatmapExplorer
+
+__all__ = ["CourseWidget", "HeatmapExplorer", "show", "to_jsonable", "widget_mode"]
