@@ -53,7 +53,8 @@ book-check: $(STAMP) _vendor/.done
 	$(BIN)/python -m pytest -q tests/book
 
 lint: $(STAMP)
-	$(BIN)/ruff check course_lib tests tools benchmarks
+	$(BIN)/ruff check course_lib tests tools notebooks
+	$(BIN)/ruff format --check course_lib tests tools notebooks
 
 test: lint unit notebooks book-check
 

@@ -52,6 +52,9 @@ def _plain(value: Any) -> Any:
 def record(chapter: str, name: str, value: Any, *, glue: bool = True) -> Any:
     """Save ``value`` under ``name`` for ``chapter`` and glue it for the prose; returns the value.
 
+    The glue key is ``<chapter>_<name>`` (``record("ch01", "vocab_size", n)`` is quoted in the
+    prose as ``{glue:text}`ch01_vocab_size:,.0f```), unique across the whole book.
+
     The JSON file is rewritten atomically (temporary file, then rename), so an interrupted run never
     leaves half a file behind.
     """
@@ -86,7 +89,7 @@ def record(chapter: str, name: str, value: Any, *, glue: bool = True) -> Any:
             ImportError
         ):  # outside the book toolchain (e.g. a bare Colab): nothing to glue into
             return value
-        myst_glue(name, plain, display=False)
+        myst_glue(f"{chapter}_{name}", plain, display=False)
     return value
 
 

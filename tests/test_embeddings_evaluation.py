@@ -168,3 +168,14 @@ def test_evaluate_similarity():
     assert math.isnan(evaluate_similarity(E, VOCAB, pairs[3:])["spearman"])
     with pytest.raises(ValueError, match="empty"):
         evaluate_similarity(E, VOCAB, [])
+
+
+def test_evaluate_analogies_reads_the_data_layers_tuples():
+    emb, vocab = E, VOCAB
+    rows = [
+        ("family", "Man", "King", "Woman", "Queen"),
+        ("family", "man", "king", "woman", "queen"),
+    ]
+    result = evaluate_analogies(emb, vocab, rows)
+    assert set(result["sections"]) == {"family"} and result["covered"] == 2
+    assert evaluate_analogies(emb, vocab, rows, lowercase=False)["covered"] == 1

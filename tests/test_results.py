@@ -34,4 +34,4 @@ def test_record_glues_for_myst_nb(tmp_path, monkeypatch):
         myst_nb, "glue", lambda name, value, display: glued.update({name: value})
     )
     results.record("ch01", "x", 3)
-    assert glued == {"x": 3}
+    assert glued == {"ch01_x": 3}

@@ -143,24 +143,40 @@ def analogy(
     return _top_words(sims, k, vocab, n_excluded=len(set(ids)))
 
 
+def _group_questions(questions: Any) -> Mapping[str, Sequence[Quad]]:
+    """{section: quads} from a mapping, a list of quads, or (section, a, b, c, d) tuples."""
+    if isinstance(questions, Mapping):
+        return questions
+    questions = list(questions)
+    if questions and all(len(q) == 5 for q in questions):
+        sections: dict[str, list[Quad]] = {}
+        for section, *quad in questions:
+            sections.setdefault(section, []).append(tuple(quad))
+        return sections
+    return {"all": questions}
+
+
 def evaluate_analogies(
     E: Tensor,
     vocab: Any,
     questions: Mapping[str, Sequence[Quad]] | Sequence[Quad],
     *,
     restrict_vocab: int | None = None,
+    lowercase: bool = True,
     chunk_size: int = 512,
 ) -> dict[str, Any]:
     r"""Accuracy of 3CosAdd on analogy questions (a, b, c, d), batched. Chapter 1.
 
-    questions: {section: [(a, b, c, d), ...]} or one list (section ``"all"``). Gensim's convention:
+    questions: {section: [(a, b, c, d), ...]}, one list of (a, b, c, d) (section ``"all"``), or
+    (section, a, b, c, d) tuples as ``course_lib.data.analogy_questions()`` reads them.
+    ``lowercase`` matches words case-insensitively, as gensim does by default. Gensim's convention:
     the candidates are ids < ``restrict_vocab`` (the most frequent words when the vocabulary is
     sorted by frequency; default all of E), a question counts as covered only if its 4 words are
     candidates, and accuracy = correct / covered. a, b, c are never answers.
     Returns dict(accuracy, correct, covered, total, sections={name: same keys}).
     """
     _check_matrix(E)
-    sections = questions if isinstance(questions, Mapping) else {"all": questions}
+    sections = _group_questions(questions)
     R = E.size(0) if restrict_vocab is None else min(int(restrict_vocab), E.size(0))
     if R < 1:
         raise ValueError(f"restrict_vocab must be >= 1, got {restrict_vocab}")
@@ -173,6 +189,8 @@ def evaluate_analogies(
                 raise ValueError(
                     f"a question must be 4 words (a, b, c, d), got {quad!r} in {name!r}"
                 )
+            if lowercase:
+                quad = tuple(w.lower() for w in quad)
             if all(w in vocab for w in quad):
                 q_ids = [int(vocab[w]) for w in quad]
                 if all(0 <= i < R for i in q_ids):
