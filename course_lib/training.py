@@ -155,7 +155,7 @@ def fit(
             optimizer.step()
             if scheduler is not None:
                 scheduler.step()
-            value = float(loss)
+            value = loss.item()
             history.step_loss.append(value)
             history.grad_norm.append(float(norm))
             total += value

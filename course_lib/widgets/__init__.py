@@ -6,6 +6,18 @@ static matplotlib figure beside each widget); each family adds one module here a
 """
 
 from course_lib.widgets.base import CourseWidget, show, to_jsonable, widget_mode
+from course_lib.widgets.gradient_flow import (
+    GradientFlowExplorer,
+    mlp_gradient_flow_explorer,
+)
 from course_lib.widgets.heatmap import HeatmapExplorer
 
-__all__ = ["CourseWidget", "HeatmapExplorer", "show", "to_jsonable", "widget_mode"]
+__all__ = [
+    "CourseWidget",
+    "GradientFlowExplorer",
+    "HeatmapExplorer",
+    "mlp_gradient_flow_explorer",
+    "show",
+    "to_jsonable",
+    "widget_mode",
+]

@@ -1,0 +1,105 @@
+"""The harness of the widget browser tests: headless Chromium, offline, from file://.
+
+Needs Debian's ``chromium`` (``apt-get install chromium``) and the Python ``playwright``
+package driving that same binary (no browser download). Missing either is a failure,
+not a skip: the book's widgets are only known to work if this runs.
+
+``write_widget_page`` writes widgets' html-mode bundles into one standalone page;
+``offline_page`` opens a Playwright page that lets only file:, blob: and data: URLs
+through and records every request, every blocked one and every error. Imported by the
+tests as a plain module (``from widget_browser import ...``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import pathlib
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = [  # Playwright starts Chromium headless itself: it gets FLAGS[1:]
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+LOCAL_SCHEMES = ("file", "blob", "data")
+
+
+def chromium() -> str:
+    """The path of Debian's Chromium, or a test failure saying how to install it."""
+    path = shutil.which("chromium") or (CHROMIUM if shutil.which(CHROMIUM) else None)
+    if path is None:
+        pytest.fail(
+            "headless Chromium is needed for the widget browser tests: "
+            "apt-get install -y chromium (Debian's package, /usr/bin/chromium)"
+        )
+    return path
+
+
+def write_widget_page(path: pathlib.Path, *widgets: Any) -> str:
+    """Write the widgets' html-mode bundles into one standalone page; return its file:// URL.
+
+    The widgets must have been built with ``COURSE_WIDGET_MODE=html``.
+    """
+    body = "\n".join(w._repr_mimebundle_()["text/html"] for w in widgets)
+    path.write_text(
+        '<!doctype html><html><head><meta charset="utf-8"><title>t</title></head>'
+        f"<body>{body}</body></html>",
+        encoding="utf-8",
+    )
+    return path.as_uri()
+
+
+@dataclass
+class OfflinePage:
+    """A Playwright page and what it did: every request, the blocked ones, the errors."""
+
+    page: Any
+    requests: list[str] = field(default_factory=list)
+    blocked: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+@contextlib.contextmanager
+def offline_page() -> Iterator[OfflinePage]:
+    """A new page in headless Chromium that cannot reach the network; closed on exit.
+
+    Requests to anything but file:, blob: and data: URLs are aborted and listed in
+    ``blocked``; uncaught page errors and console errors are listed in ``errors``.
+    """
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.fail("the browser test needs playwright: pip install playwright==1.65.2")
+    executable = chromium()
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=executable, args=FLAGS[1:])
+        try:
+            out = OfflinePage(browser.new_page())
+
+            def route(r):
+                out.requests.append(r.request.url)
+                if r.request.url.split(":", 1)[0] in LOCAL_SCHEMES:
+                    r.continue_()
+                else:
+                    out.blocked.append(r.request.url)
+                    r.abort()
+
+            out.page.route("**/*", route)
+            out.page.on("pageerror", lambda e: out.errors.append(str(e)))
+            out.page.on(
+                "console",
+                lambda m: out.errors.append(m.text) if m.type == "error" else None,
+            )
+            yield out
+        finally:
+            browser.close()
