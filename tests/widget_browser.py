@@ -6,8 +6,9 @@ not a skip: the book's widgets are only known to work if this runs.
 
 ``write_widget_page`` writes widgets' html-mode bundles into one standalone page;
 ``offline_page`` opens a Playwright page that lets only file:, blob: and data: URLs
-through and records every request, every blocked one and every error. Imported by the
-tests as a plain module (``from widget_browser import ...``).
+(plus the URL prefixes it is given, e.g. a local JupyterLab) through and records every
+request, every blocked one, every WebSocket and every error. Imported by the tests as a
+plain module (``from widget_browser import ...``).
 """
 
 from __future__ import annotations
@@ -67,14 +68,18 @@ class OfflinePage:
     requests: list[str] = field(default_factory=list)
     blocked: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    websockets: list[str] = field(default_factory=list)
 
 
 @contextlib.contextmanager
-def offline_page() -> Iterator[OfflinePage]:
+def offline_page(allow: tuple[str, ...] = ()) -> Iterator[OfflinePage]:
     """A new page in headless Chromium that cannot reach the network; closed on exit.
 
-    Requests to anything but file:, blob: and data: URLs are aborted and listed in
-    ``blocked``; uncaught page errors and console errors are listed in ``errors``.
+    Requests to anything but file:, blob: and data: URLs, or URLs starting with one of the
+    prefixes in ``allow`` (such as ``"http://127.0.0.1:8888/"``), are aborted and listed in
+    ``blocked``; uncaught page errors and console errors are listed in ``errors``. WebSockets
+    are not routed (Playwright's route does not see them); their URLs are listed in
+    ``websockets`` for the caller to check.
     """
     try:
         from playwright.sync_api import sync_playwright
@@ -88,7 +93,8 @@ def offline_page() -> Iterator[OfflinePage]:
 
             def route(r):
                 out.requests.append(r.request.url)
-                if r.request.url.split(":", 1)[0] in LOCAL_SCHEMES:
+                url = r.request.url
+                if url.split(":", 1)[0] in LOCAL_SCHEMES or url.startswith(allow):
                     r.continue_()
                 else:
                     out.blocked.append(r.request.url)
@@ -96,6 +102,7 @@ def offline_page() -> Iterator[OfflinePage]:
 
             out.page.route("**/*", route)
             out.page.on("pageerror", lambda e: out.errors.append(str(e)))
+            out.page.on("websocket", lambda ws: out.websockets.append(ws.url))
             out.page.on(
                 "console",
                 lambda m: out.errors.append(m.text) if m.type == "error" else None,
