@@ -1,0 +1,115 @@
+"""Greedy parsing: batched = one sentence at a time; legal trees; a tiny model learns."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from course_lib.data import read_conllu
+from course_lib.parsing import (
+    LECTURE_EXAMPLE,
+    ChenManningParser,
+    ParserConfig,
+    attachment_scores,
+    build_vocabs,
+    check_tree,
+    oracle_examples,
+    parse,
+    parse_one,
+    train_parser,
+)
+
+FIXTURE = Path(__file__).parent / "fixtures" / "data" / "ewt_dev_sample.conllu"
+
+
+@pytest.fixture(scope="module")
+def sentences():
+    return read_conllu(FIXTURE)  # 4 EWT dev sentences, 7-26 words
+
+
+@pytest.fixture(scope="module")
+def random_parser(sentences):
+    vocabs = build_vocabs(sentences, min_freq=1)
+    torch.manual_seed(0)
+    model = ChenManningParser(
+        ParserConfig.for_vocabs(vocabs, embed_dim=8, hidden=16)
+    ).double()  # float64: no near-ties that rounding could flip
+    return model, vocabs
+
+
+def test_batched_parsing_gives_the_same_trees_as_one_at_a_time(
+    sentences, random_parser
+):
+    model, vocabs = random_parser
+    extra = [
+        (LECTURE_EXAMPLE["words"], LECTURE_EXAMPLE["upos"]),
+        (["Unseen"], ["X"]),
+        (["a", "b"], ["DET", "NOUN"]),
+    ]
+    inputs = [*sentences, *extra]
+    one_by_one = [parse_one(model, vocabs, *as_pair(s))[0] for s in inputs]
+    for batch_size in (1, 3, 64):
+        assert parse(model, vocabs, inputs, batch_size=batch_size) == one_by_one
+    for tree in one_by_one:  # the legal mask guarantees a single-rooted tree
+        check_tree(tree.heads)
+        assert [r == "root" for r in tree.deprels] == [h == 0 for h in tree.heads]
+    assert model.training  # parse() restores the mode it found
+
+
+def as_pair(s):
+    return (s.words, s.upos) if hasattr(s, "words") else s
+
+
+def test_parse_one_records_every_state_with_top_k(random_parser):
+    model, vocabs = random_parser
+    words, tags = LECTURE_EXAMPLE["words"], LECTURE_EXAMPLE["upos"]
+    tree, steps = parse_one(model, vocabs, words, tags, top_k=3)
+    assert len(steps) == 2 * len(words) + 1 and steps[-1].transition is None
+    assert steps[0].config.stack == (0,) and steps[-1].config.is_terminal()
+    assert tuple(steps[-1].config.heads()) == tree.heads
+    for step in steps[:-1]:
+        assert str(step.transition) == step.top[0][0]  # greedy: the most probable
+        probs = [p for _, p in step.top]
+        assert probs == sorted(probs, reverse=True) and sum(probs) <= 1 + 1e-9
+    assert len(steps[0].top) == 1  # only SHIFT is legal in c0: it has p = 1
+    assert steps[0].top[0] == ("SHIFT", 1.0)
+    assert parse_one(model, vocabs, words, tags)[1] == []
+
+
+def test_bad_sentences_are_explained(random_parser):
+    model, vocabs = random_parser
+    with pytest.raises(ValueError, match="sentence 1 needs one tag per word"):
+        parse(model, vocabs, [(["a"], ["X"]), (["a", "b"], ["X"])])
+    with pytest.raises(TypeError, match="sentence 0 must have .words and .upos"):
+        parse(model, vocabs, [42])
+    with pytest.raises(ValueError, match="batch_size must be >= 1"):
+        parse(model, vocabs, [(["a"], ["X"])], batch_size=0)
+
+
+def test_a_small_parser_learns_the_training_trees(sentences):
+    vocabs = build_vocabs(sentences, min_freq=1)
+    x, y = oracle_examples(sentences, vocabs)
+    assert x.shape == (2 * sum(map(len, sentences)), 48) and y.shape == (x.shape[0],)
+    trained = train_parser(
+        sentences, epochs=10, batch_size=64, lr=2e-2, hidden=32, embed_dim=8,
+        dropout=0.0, min_freq=1, progress=False, seed=0,
+    )  # fmt: skip
+    assert attachment_scores(sentences, trained.parse(sentences)).uas >= 0.95
+    assert trained.dev_scores == [] and trained.best_epoch == 10
+    assert len(trained.history.train_loss) == 10
+    assert trained.history.train_loss[-1] < trained.history.train_loss[0] / 10
+
+
+def test_train_parser_keeps_the_epoch_with_the_best_dev_uas(sentences):
+    dev = sentences[:1]  # one short sentence: cheap to score after every epoch
+    trained = train_parser(
+        sentences, dev, epochs=4, batch_size=64, lr=2e-2, hidden=32, embed_dim=8,
+        dropout=0.0, min_freq=1, progress=False, seed=0,
+    )  # fmt: skip
+    uas = [s.uas for s in trained.dev_scores]
+    assert len(uas) == 4 and trained.best_epoch == uas.index(max(uas)) + 1
+    assert attachment_scores(dev, trained.parse(dev)).uas == max(uas)
+    with pytest.raises(ValueError, match="optimizer must be 'adam' or 'adagrad'"):
+        train_parser(sentences, optimizer="sgd")
