@@ -83,6 +83,8 @@ def test_negatives_avoid_the_positive_and_need_a_large_enough_vocabulary():
         check_negatives(3, 5)
     with pytest.raises(ValueError, match="negatives must be an int >= 1"):
         check_negatives(10, 0)
+    with pytest.raises(ValueError, match="only one word has a count"):
+        NoiseSampler(torch.tensor([5.0, 0, 0, 0])).negatives(positives[:3], 2)
 
 
 @pytest.mark.parametrize("B, K, D", [(1, 1, 2), (7, 5, 4), (16, 10, 8)])

@@ -87,7 +87,7 @@ def test_traits_hold_neighbours_analogies_and_the_map(live):
     assert {"man", "woman", "queen", "boy", "prince", "girl"} <= set(w.labels)
     assert "," not in w.labels  # default filler words are alphabetic
     want_map = project_2d(E[[VOCAB[x] for x in w.labels]].double())
-    np.testing.assert_allclose(np.array(w.points), want_map, atol=6e-4)  # = viz's PCA
+    np.testing.assert_allclose(np.array(w.points), want_map, atol=6e-3)  # = viz's PCA
     assert all(type(v) is float for v in w.points[0])
 
 

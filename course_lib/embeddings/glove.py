@@ -146,10 +146,8 @@ class GloVe(nn.Module):
             t = torch.empty(*shape, device=device, dtype=dtype)
             return nn.Parameter(t.uniform_(-0.5 / dim, 0.5 / dim, generator=generator))
 
-        self.W, self.W_tilde = (
-            init(vocab_size, dim),
-            init(vocab_size, dim),
-        )  # (V, D) each
+        self.W = init(vocab_size, dim)  # (V, D)
+        self.W_tilde = init(vocab_size, dim)  # (V, D)
         self.b, self.b_tilde = init(vocab_size), init(vocab_size)  # (V,) each
 
     def forward(self, i: Tensor, j: Tensor, x: Tensor) -> Tensor:

@@ -201,9 +201,8 @@ def all_word_probabilities(v_c: Tensor, tree: HuffmanTree, U: Tensor) -> Tensor:
     x = v_c @ U.T  # (B, V - 1)  every inner node's score
     on_path = x[:, tree.points]  # (B, V, L)
     signs = (1 - 2 * tree.codes).to(v_c.dtype)  # (V, L)
-    log_p = (F.logsigmoid(signs * on_path) * tree.mask.to(v_c.dtype)).sum(
-        dim=2
-    )  # (B, V)
+    mask = tree.mask.to(v_c.dtype)  # (V, L)
+    log_p = (F.logsigmoid(signs * on_path) * mask).sum(dim=2)  # (B, V)
     return log_p.exp()  # (B, V)
 
 

@@ -103,10 +103,12 @@ class NoiseSampler:
             scaled[j] -= 1 - scaled[i]
             if scaled[j] < 1:
                 small.append(large.pop())
-        self.probs = probs.to(device)  # (V,)
-        self.accept = torch.tensor(accept, dtype=torch.float64, device=device)  # (V,)
-        self.alias = torch.tensor(alias, dtype=torch.long, device=device)  # (V,)
-        self.generator = torch.Generator(device=self.probs.device).manual_seed(seed)
+        dev = torch.device(device) if device is not None else probs.device
+        dtype = torch.float32 if dev.type == "mps" else torch.float64  # MPS: no float64
+        self.probs = probs.to(dev, dtype)  # (V,)
+        self.accept = torch.tensor(accept, dtype=dtype, device=dev)  # (V,)
+        self.alias = torch.tensor(alias, dtype=torch.long, device=dev)  # (V,)
+        self.generator = torch.Generator(device=dev).manual_seed(seed)
 
     @property
     def vocab_size(self) -> int:
@@ -116,7 +118,7 @@ class NoiseSampler:
         """Word ids drawn i.i.d. from P_n, a LongTensor of the given shape."""
         dev, gen = self.probs.device, self.generator
         column = torch.randint(0, self.vocab_size, shape, generator=gen, device=dev)
-        u = torch.rand(shape, generator=gen, device=dev, dtype=torch.float64)  # shape
+        u = torch.rand(shape, generator=gen, device=dev, dtype=self.accept.dtype)
         return torch.where(u < self.accept[column], column, self.alias[column])  # shape
 
     def negatives(self, positives: Tensor, k: int) -> Tensor:
@@ -125,6 +127,10 @@ class NoiseSampler:
         Draws equal to the positive are redrawn (word2vec skips them instead; gensim too).
         """
         check_negatives(self.vocab_size, k)
+        if int((self.probs > 0).sum()) < 2:
+            raise ValueError(
+                "only one word has a count: no negative can differ from it"
+            )
         out = self.sample(*positives.shape, k)  # (..., K)
         clash = out == positives.to(out.device)[..., None]  # (..., K)
         while bool(clash.any()):
@@ -182,9 +188,8 @@ def sgns_loss_and_gradient(
         g_neg = torch.sigmoid(neg)  # (B, K)  ∂J/∂(u_kᵀv_c) = σ_k
         if reduction == "mean":
             g_pos, g_neg = g_pos / v_c.size(0), g_neg / v_c.size(0)  # (B,), (B, K)
-        grad_v_c = g_pos[:, None] * u_o + torch.bmm(g_neg[:, None, :], u_neg).squeeze(
-            1
-        )  # (B, D)
+        g_v_neg = torch.bmm(g_neg[:, None, :], u_neg).squeeze(1)  # (B, D)  Σ_k σ_k u_k
+        grad_v_c = g_pos[:, None] * u_o + g_v_neg  # (B, D)
         grad_u_o = g_pos[:, None] * v_c  # (B, D)
         grad_u_neg = g_neg[:, :, None] * v_c[:, None, :]  # (B, K, D)
         return _reduce(losses, reduction), grad_v_c, grad_u_o, grad_u_neg

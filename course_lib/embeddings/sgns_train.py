@@ -157,24 +157,21 @@ class _Epoch:
         self.ids = torch.cat([pad.clamp(min=0), centres, pad.clamp(min=0)])  # (n + 2W,)
         self.sent_ids = torch.cat([pad, sents, pad])  # (n + 2W,)  -1 = no sentence
         dist = torch.arange(-W, W + 1, device=dev).abs()  # (2W+1,)
-        self.dist = dist.masked_fill(
-            dist == 0, W + 1
-        )  # (2W+1,)  the centre never counts
+        self.dist = dist.masked_fill(dist == 0, W + 1)  # (2W+1,)  centre: never
 
     def chunk(self, start: int, stop: int, sampler: NoiseSampler, k: int) -> _Chunk:
         """The centres start..stop-1: their window ids and masks, outputs and negatives."""
         W2 = 2 * self.window + 1
         sent = self.sent_ids[start : stop + W2 - 1].unfold(0, W2, 1)  # (C, 2W+1)
-        valid = (sent == self.sents[start:stop, None]) & (
-            self.dist <= self.sizes[start:stop, None]
-        )  # (C, 2W+1)  same sentence and inside the reduced window
+        same = sent == self.sents[start:stop, None]  # (C, 2W+1)  same sentence
+        inside = self.dist <= self.sizes[start:stop, None]  # (C, 2W+1)  within b
         centres = self.centres[start:stop]  # (C,)
         negatives = sampler.sample(stop - start, k)  # (C, K)
         outputs = torch.cat([centres[:, None], negatives], dim=1)  # (C, 1+K)
         out_weight = torch.ones(outputs.shape, device=centres.device)  # (C, 1+K)
         out_weight[:, 1:] = negatives != centres[:, None]  # gensim skips a negative = c
         ids = self.ids[start : stop + W2 - 1]  # (C + 2W,)
-        return _Chunk(ids, valid.float(), outputs, out_weight)
+        return _Chunk(ids, (same & inside).float(), outputs, out_weight)
 
 
 class _Chunk(NamedTuple):
@@ -203,17 +200,11 @@ def _scatter_rows(table: Tensor, ids: Tensor, rows: Tensor) -> None:
 def _sg_step(V, U, ids, valid, outs, out_w, lr, label, sign, want_loss) -> float:
     """One skip-gram step on B centres; returns the mean loss per pair if asked, else nan."""
     B, W2, D = valid.size(0), valid.size(1), V.size(1)
-    X = V.index_select(0, ids)  # (B + 2W, D)  the v_w of every position, once
-    Xw = X.unfold(0, W2, 1).transpose(
-        1, 2
-    )  # (B, 2W+1, D)  each centre's window, a view
-    Y = U.index_select(0, outs.reshape(-1)).view(
-        B, -1, D
-    )  # (B, 1+K, D)  u_c and the u_k
+    X = V.index_select(0, ids)  # (B + 2W, D)  v_w at every position, once
+    Xw = X.unfold(0, W2, 1).transpose(1, 2)  # (B, 2W+1, D)  the windows, a view
+    Y = U.index_select(0, outs.reshape(-1)).view(B, -1, D)  # (B, 1+K, D)  u_c, u_k
     S = torch.bmm(Xw, Y.transpose(1, 2))  # (B, 2W+1, 1+K)  scores u·v
-    M = (
-        valid[:, :, None] * out_w[:, None, :]
-    )  # (B, 2W+1, 1+K)  real pairs, kept negatives
+    M = valid[:, :, None] * out_w[:, None, :]  # (B, 2W+1, 1+K)  pairs that count
     loss = math.nan
     if want_loss:
         loss = -(F.logsigmoid(S * sign) * M).sum().item() / max(valid.sum().item(), 1)
@@ -236,9 +227,8 @@ def _cbow_step(V, U, ids, valid, outs, out_w, lr, label, sign, want_loss) -> flo
     M = out_w * (count > 0)  # (B, 1+K)  centres without a window word do not train
     loss = math.nan
     if want_loss:
-        loss = -(F.logsigmoid(s * sign[0]) * M).sum().item() / max(
-            int((count > 0).sum()), 1
-        )
+        n = max(int((count > 0).sum()), 1)
+        loss = -(F.logsigmoid(s * sign[0]) * M).sum().item() / n
     G = s.sigmoid_().sub_(label[0]).mul_(M).mul_(-lr)  # (B, 1+K)  -lr ∂J/∂s
     g_h = torch.bmm(G[:, None, :], Y)  # (B, 1, D)  -lr ∂J/∂v̂
     # gensim (cbow_mean=1) gives every window word the whole ∂J/∂v̂, not ∂J/∂v̂ / count
@@ -281,10 +271,10 @@ def train_sgns(
             f"workers > 1 is for the CPU; got workers={cfg.workers} on {dev}"
         )
     check_positive_int(log_every, "log_every")
-    counts = vocab_counts(counts).to(dev)  # (V,)
+    counts = vocab_counts(counts).cpu()  # (V,) float64, kept on the CPU
     V = counts.numel()
     check_negatives(V, cfg.negatives)
-    tokens, seg = flatten_corpus(sentences, dev)  # (N,), (N,)
+    tokens, seg = flatten_corpus(sentences)  # (N,), (N,)
     if int(tokens.max()) >= V:
         raise ValueError(
             f"token id {int(tokens.max())} is outside the {V} counted words: "
@@ -294,6 +284,7 @@ def train_sgns(
         raise ValueError(
             "a word in the corpus has count 0: counts must match the corpus"
         )
+    tokens, seg = tokens.to(dev), seg.to(dev)  # (N,), (N,)
     gen = torch.Generator(device=dev).manual_seed(cfg.seed)
     trainer = _Trainer(_init_model(cfg, V, dev, gen), cfg, counts, log_every)
     keep = keep_probabilities(counts, cfg.sample)  # (V,)
@@ -327,7 +318,7 @@ class _Trainer:
     """The SGD loop over one epoch's batches, in ``workers`` lock-free threads."""
 
     def __init__(self, model, cfg: SGNSConfig, counts: Tensor, log_every: int) -> None:
-        dev = counts.device
+        dev = model.V.device
         self.model, self.cfg, self.log_every = model, cfg, log_every
         self.samplers = [
             NoiseSampler(counts, cfg.power, device=dev, seed=cfg.seed + 1 + t)

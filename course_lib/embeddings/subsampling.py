@@ -92,10 +92,13 @@ def subsample(
         raise ValueError(
             f"token id {int(tokens.max())} is outside keep_prob's {keep_prob.numel()} words"
         )
+    mps = tokens.device.type == "mps"
+    dtype = torch.float32 if mps else torch.float64  # MPS has no float64
+    keep_prob = keep_prob.to(tokens.device, dtype)  # (V,)
     draw = torch.rand(
-        tokens.shape, generator=generator, device=tokens.device, dtype=torch.float64
+        tokens.shape, generator=generator, device=tokens.device, dtype=dtype
     )  # (N,)
-    return draw < keep_prob.to(tokens.device)[tokens]  # (N,)
+    return draw < keep_prob[tokens]  # (N,)
 
 
 def reduced_windows(

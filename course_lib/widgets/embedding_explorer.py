@@ -115,7 +115,7 @@ class EmbeddingExplorer(CourseWidget):
             words=words,
             neighbours=lists,
             analogies=items,
-            points=to_jsonable(self._project(self._map_words), decimals),
+            points=to_jsonable(self._project(self._map_words), 2),
             labels=self._map_words,
         )
 
@@ -146,10 +146,8 @@ class EmbeddingExplorer(CourseWidget):
         _, _, Vh = torch.linalg.svd(X - self._mean, full_matrices=False)  # (K, D)
         axes = Vh[:2].T  # (D, 2)
         coords = (X - self._mean) @ axes  # (N, 2)
-        pivot = coords.abs().argmax(
-            dim=0
-        )  # (2,)  largest entry of each column positive
-        self._axes = axes * coords[pivot, [0, 1]].sign()  # (D, 2)
+        pivot = coords.abs().argmax(dim=0)  # (2,)  each column's largest entry ...
+        self._axes = axes * coords[pivot, [0, 1]].sign()  # (D, 2)  ... made positive
         self._map_words = words
 
     def _project(self, words: Sequence[str]) -> np.ndarray:
@@ -160,7 +158,7 @@ class EmbeddingExplorer(CourseWidget):
         new = [w for w in dict.fromkeys(words) if w not in self.labels]
         if new:
             self._map_words = self._map_words + new
-            pts = to_jsonable(self._project(new), self._decimals)
+            pts = to_jsonable(self._project(new), 2)
             self.points, self.labels = self.points + pts, self.labels + new
 
     # -- the kernel-only text box ----------------------------------------------------------
