@@ -106,10 +106,12 @@ def test_train_parser_keeps_the_epoch_with_the_best_dev_uas(sentences):
     dev = sentences[:1]  # one short sentence: cheap to score after every epoch
     trained = train_parser(
         sentences, dev, epochs=4, batch_size=64, lr=2e-2, hidden=32, embed_dim=8,
-        dropout=0.0, min_freq=1, progress=False, seed=0,
+        dropout=0.0, min_freq=1, word_dropout=0.25, progress=False, seed=0,
     )  # fmt: skip
     uas = [s.uas for s in trained.dev_scores]
     assert len(uas) == 4 and trained.best_epoch == uas.index(max(uas)) + 1
     assert attachment_scores(dev, trained.parse(dev)).uas == max(uas)
     with pytest.raises(ValueError, match="optimizer must be 'adam' or 'adagrad'"):
         train_parser(sentences, optimizer="sgd")
+    with pytest.raises(ValueError, match="word_dropout must be >= 0"):
+        train_parser(sentences, word_dropout=-1)

@@ -227,6 +227,7 @@ def test_browser_steps_forward_back_and_switches_sentence(tmp_path, html, parser
         second = page.locator(".cw-ps").nth(1)
         assert not second.locator("select").is_visible()
         assert second.locator(".cw-ps-probs").is_hidden()
+        assert second.locator(".cw-ps-next .cw-ps-key").inner_text() == "Oracle"
         missing = page.eval_on_selector_all(
             "input, button, select, textarea, [tabindex]",
             "els => els.filter(e => !e.hasAttribute('data-lm-suppress-shortcuts'))"

@@ -28,7 +28,12 @@ from torch import Tensor, nn
 
 from course_lib.parsing.batch_parser import Parse, parse
 from course_lib.parsing.evaluation import AttachmentScores, attachment_scores
-from course_lib.parsing.features import ParserVocabs, batch_features, build_vocabs
+from course_lib.parsing.features import (
+    UNK,
+    ParserVocabs,
+    batch_features,
+    build_vocabs,
+)
 from course_lib.parsing.model import ChenManningParser, ParserConfig
 from course_lib.parsing.oracle import gold_arrays, oracle_ids
 from course_lib.parsing.projectivity import is_projective
@@ -47,7 +52,7 @@ def _run_oracle(
     for start in range(0, len(sentences), chunk_size):
         chunk = sentences[start : start + chunk_size]
         word_ids, tag_ids = vocabs.encode_batch([(s.words, s.upos) for s in chunk])
-        state = BatchConfigurations([len(s) for s in chunk])
+        state = BatchConfigurations([len(s.words) for s in chunk])
         gold = gold_arrays(
             [s.heads for s in chunk],
             [s.deprels for s in chunk],
@@ -132,6 +137,23 @@ def _shuffled_batches(
         yield x[idx], y[idx]
 
 
+def _word_dropout(vocabs: ParserVocabs, alpha: float, device: torch.device):
+    """A function (B, F) -> (B, F) that swaps rare word ids for <unk> (none when alpha = 0)."""
+    if alpha == 0:
+        return lambda x: x
+    counts = torch.tensor(
+        [vocabs.words.counts[w] for w in vocabs.words.tokens], dtype=torch.float32
+    )  # (V,)
+    p = torch.where(counts > 0, alpha / (alpha + counts), 0.0).to(device)  # (V,)
+
+    def drop(x: Tensor) -> Tensor:
+        words = x[:, :18]  # (B, 18)
+        swap = torch.rand(words.shape, device=x.device) < p[words]  # (B, 18)
+        return torch.cat([words.masked_fill(swap, UNK), x[:, 18:]], dim=1)  # (B, F)
+
+    return drop
+
+
 def train_parser(
     train: Sequence[Any],
     dev: Sequence[Any] | None = None,
@@ -147,6 +169,7 @@ def train_parser(
     dropout: float = 0.5,
     init: str = "xavier",
     min_freq: int = 2,
+    word_dropout: float = 0.0,
     clip_norm: float | None = 5.0,
     max_seconds: float | None = None,
     device: torch.device | str | None = None,
@@ -158,6 +181,8 @@ def train_parser(
     train, dev: sentences with ``.words .upos .heads .deprels`` (gold UPOS are the tags).
     optimizer: "adam" or "adagrad" (the paper's, with lr 0.01 and ``init="paper"``);
     weight_decay is the L2 λ; the model's other sizes are :class:`ParserConfig`'s.
+    word_dropout α: during training each word feature becomes <unk> with probability
+    α / (α + count(word)) (Kiperwasser & Goldberg 2016), so rare words teach <unk> too.
     max_seconds: stop training (mid-epoch) once this much time has passed since the call;
     the dev scoring after the last epoch still runs. device: default ``course_lib.device()``.
     Deterministic for a given seed and device.
@@ -166,6 +191,8 @@ def train_parser(
         raise ValueError(f"optimizer must be 'adam' or 'adagrad', got {optimizer!r}")
     if not train:
         raise ValueError("train_parser needs training sentences")
+    if word_dropout < 0:
+        raise ValueError(f"word_dropout must be >= 0, got {word_dropout}")
     device = torch.device(device) if device is not None else default_device()
     start = time.perf_counter()
     deadline = start + max_seconds if max_seconds is not None else math.inf
@@ -186,6 +213,7 @@ def train_parser(
     opt = opt_class(model.parameters(), lr=lr, weight_decay=weight_decay)
     gen = torch.Generator().manual_seed(seed)
     loss = nn.CrossEntropyLoss()
+    drop = _word_dropout(vocabs, word_dropout, device)
     history, scores = History(), []
     best, best_state, best_epoch = -1.0, None, 0
     for epoch in range(epochs):
@@ -193,7 +221,7 @@ def train_parser(
             model,
             lambda: _shuffled_batches(x, y, batch_size, gen, deadline),
             optimizer=opt,
-            loss_fn=lambda m, batch: loss(m(batch[0]), batch[1]),
+            loss_fn=lambda m, batch: loss(m(drop(batch[0])), batch[1]),
             clip_norm=clip_norm,
             device=device,
             progress=progress,

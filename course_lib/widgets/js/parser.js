@@ -220,7 +220,8 @@ function render({ model, el }) {
     next.disabled = last.disabled = k >= r.steps.length - 1;
     chips(stackRow, "Stack", s.stack, names, "cw-stack");
     chips(bufferRow, "Buffer", buffer, names, "cw-buffer");
-    nextRow.replaceChildren(make("span", "cw-ps-key", "Next"));
+    const who = model.get("has_model") === false ? "Oracle" : "Next";
+    nextRow.replaceChildren(make("span", "cw-ps-key", who));
     nextRow.append(make("span", "cw-ps-transition", s.t || "done: the parse is complete"));
     probs.replaceChildren();
     (s.top || []).forEach(([name, p]) => {
