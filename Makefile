@@ -41,11 +41,12 @@ book: $(STAMP) _vendor/.done
 	COURSE_WIDGET_MODE=html $(BIN)/jupyter-book build . --all -W -n --keep-going --path-output .
 	@echo "Book: file://$(abspath _build/html/index.html)"
 
+# -n $(JOBS) workers share the cores: one thread each, or torch oversubscribes them (3-10x slower).
 unit: $(STAMP)
-	$(BIN)/python -m pytest -q -n $(JOBS) --ignore=tests/book
+	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -q -n $(JOBS) --ignore=tests/book
 
 notebooks: $(STAMP)
-	COURSE_PROFILE=smoke $(BIN)/python -m pytest -q --nbval-lax --nbval-current-env \
+	OMP_NUM_THREADS=1 COURSE_PROFILE=smoke $(BIN)/python -m pytest -q --nbval-lax --nbval-current-env \
 		-n $(JOBS) --dist loadfile -p no:randomly notebooks
 
 book-check: $(STAMP) _vendor/.done
@@ -53,8 +54,8 @@ book-check: $(STAMP) _vendor/.done
 	$(BIN)/python -m pytest -q tests/book
 
 lint: $(STAMP)
-	$(BIN)/ruff check course_lib tests tools notebooks
-	$(BIN)/ruff format --check course_lib tests tools notebooks
+	$(BIN)/ruff check course_lib tests tools notebooks benchmarks
+	$(BIN)/ruff format --check course_lib tests tools notebooks benchmarks
 
 test: lint unit notebooks book-check
 

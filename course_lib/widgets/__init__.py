@@ -6,6 +6,7 @@ static matplotlib figure beside each widget); each family adds one module here a
 """
 
 from course_lib.widgets.base import CourseWidget, show, to_jsonable, widget_mode
+from course_lib.widgets.embedding_explorer import EmbeddingExplorer
 from course_lib.widgets.gradient_flow import (
     GradientFlowExplorer,
     mlp_gradient_flow_explorer,
@@ -14,6 +15,7 @@ from course_lib.widgets.heatmap import HeatmapExplorer
 
 __all__ = [
     "CourseWidget",
+    "EmbeddingExplorer",
     "GradientFlowExplorer",
     "HeatmapExplorer",
     "mlp_gradient_flow_explorer",
