@@ -1,0 +1,226 @@
+r"""A recurrent neural language model and its training by truncated BPTT. Chapter 5.
+
+CS224N lecture 5: e^{(t)} = E x^{(t)}, h^{(t)} = σ(W_h h^{(t-1)} + W_e e^{(t)} + b_1),
+ŷ^{(t)} = softmax(U h^{(t)} + b_2); the loss is the average cross-entropy over steps,
+J(θ) = (1/T) Σ_t -log ŷ^{(t)}_{x_{t+1}}, with *teacher forcing*: the input at step t is the
+true x_t, whatever the model predicted. A long corpus is cut into B parallel streams
+(``batchify``) and then into windows of T steps (``tbptt_batches``); the hidden state is
+carried from one window to the next but detached, so gradients flow back at most T
+steps: truncated backpropagation through time (Williams & Peng, 1990).
+
+The recurrence is the from-scratch :class:`course_lib.rnn.rnn_cell.RNN` (``cell="scratch"``)
+or PyTorch's fused ``nn.RNN`` (``cell="torch"``, the same computation, checked in the
+tests, and much faster on a CPU), or ``nn.LSTM`` (``cell="lstm"``, Chapter 6).
+
+Shape legend: B batch (parallel streams), T time (window), L stream length, E embedding
+width, H hidden width, V vocabulary, N = B·T positions.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor, nn
+
+from course_lib.lm.output import SoftmaxOutput
+from course_lib.rnn.rnn_cell import RNN
+from course_lib.runtime import progress_bar
+from course_lib.training import History
+
+CELLS = ("torch", "scratch", "lstm")
+
+
+@dataclass(frozen=True)
+class RNNLMConfig:
+    """Sizes of an :class:`RNNLM`: V, E, H, layers, the recurrence and the output layer."""
+
+    vocab_size: int
+    d_embed: int = 128
+    d_hidden: int = 128
+    num_layers: int = 1
+    nonlinearity: str = "tanh"
+    cell: str = "torch"
+    dropout: float = 0.0
+    cutoffs: tuple[int, ...] | None = None  # adaptive softmax clusters, None = full
+
+
+class RNNLM(nn.Module):
+    """Embedding -> RNN -> softmax(U h + b_2) over the next token. Chapter 5."""
+
+    def __init__(
+        self, config: RNNLMConfig, *, device: torch.device | str | None = None
+    ):
+        super().__init__()
+        if config.cell not in CELLS:
+            raise ValueError(f"cell must be one of {CELLS}, got {config.cell!r}")
+        if config.cell == "scratch" and config.num_layers != 1:
+            raise ValueError("the from-scratch cell has one layer; use cell='torch'")
+        self.config = config
+        self.embed = nn.Embedding(config.vocab_size, config.d_embed, device=device)
+        self.drop = nn.Dropout(config.dropout)
+        if config.cell == "scratch":
+            self.rnn = RNN(
+                config.d_embed, config.d_hidden, config.nonlinearity, device=device
+            )
+        elif config.cell == "torch":
+            self.rnn = nn.RNN(
+                config.d_embed,
+                config.d_hidden,
+                config.num_layers,
+                nonlinearity=config.nonlinearity,
+                batch_first=True,
+                dropout=config.dropout if config.num_layers > 1 else 0.0,
+                device=device,
+            )
+        else:
+            self.rnn = nn.LSTM(
+                config.d_embed,
+                config.d_hidden,
+                config.num_layers,
+                batch_first=True,
+                dropout=config.dropout if config.num_layers > 1 else 0.0,
+                device=device,
+            )
+        self.out = SoftmaxOutput(
+            config.d_hidden, config.vocab_size, config.cutoffs, device=device
+        )
+
+    def features(self, x: Tensor, h0=None) -> tuple[Tensor, object]:
+        """x: (B, T) token ids -> hidden states (B, T, H) and the last state."""
+        if x.dim() != 2:
+            raise ValueError(f"x must be (B, T) token ids, got {tuple(x.shape)}")
+        e = self.drop(self.embed(x))  # (B, T, E)
+        hs, h = self.rnn(e, h0)  # (B, T, H), state
+        return self.drop(hs), h  # (B, T, H)
+
+    def forward(self, x: Tensor, y: Tensor, h0=None) -> tuple[Tensor, object]:
+        """Mean cross-entropy of the targets y (B, T) and the last hidden state."""
+        hs, h = self.features(x, h0)  # (B, T, H)
+        loss = self.out.nll(hs.reshape(-1, hs.size(-1)), y.reshape(-1))  # (N, H) -> ()
+        return loss, h
+
+    @torch.no_grad()
+    def step(self, token_id: int, state=None) -> tuple[Tensor, object]:
+        """One generation step: log ŷ (V,) of the next token, and the new state."""
+        device = self.embed.weight.device
+        x = torch.tensor([[int(token_id)]], device=device)  # (1, 1)
+        hs, h = self.features(x, state)  # (1, 1, H)
+        return self.out.log_prob(hs[:, -1])[0].cpu(), h  # (V,)
+
+
+def batchify(
+    ids: Tensor, batch_size: int, *, device: torch.device | str | None = None
+) -> Tensor:
+    """Cut a stream (L_total,) into B parallel streams (B, L), dropping the remainder.
+
+    Row b holds the b-th contiguous slice of the corpus, so each row reads on across
+    consecutive windows (what lets the hidden state carry over in truncated BPTT).
+    """
+    ids = torch.as_tensor(ids, dtype=torch.long)  # (L_total,)
+    if ids.dim() != 1:
+        raise ValueError(f"ids must be 1-D, got shape {tuple(ids.shape)}")
+    if not isinstance(batch_size, int) or batch_size < 1:
+        raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+    L = ids.numel() // batch_size
+    if L < 2:
+        raise ValueError(f"{ids.numel()} tokens are too few for {batch_size} streams")
+    return ids[: L * batch_size].reshape(batch_size, L).to(device)  # (B, L)
+
+
+def tbptt_batches(data: Tensor, bptt: int) -> Iterator[tuple[Tensor, Tensor]]:
+    """Windows (x, y) of (B, T) with y the next token of x (teacher forcing).
+
+    The last window may be shorter than T.
+    """
+    if not isinstance(bptt, int) or bptt < 1:
+        raise ValueError(f"bptt must be a positive int, got {bptt!r}")
+    for i in range(0, data.size(1) - 1, bptt):
+        T = min(bptt, data.size(1) - 1 - i)
+        yield data[:, i : i + T], data[:, i + 1 : i + 1 + T]  # (B, T), (B, T)
+
+
+def _detach(h):
+    """Cut the graph behind the carried state (the *truncation* in truncated BPTT)."""
+    if h is None:
+        return None
+    if isinstance(h, tuple):
+        return tuple(x.detach() for x in h)
+    return h.detach()
+
+
+@torch.no_grad()
+def evaluate_lm(model: RNNLM, data: Tensor, bptt: int) -> float:
+    """Mean cross-entropy (nats per token) over a batchified stream (B, L), state carried."""
+    was = model.training
+    model.eval()
+    total, count, h = 0.0, 0, None
+    for x, y in tbptt_batches(data, bptt):
+        loss, h = model(x, y, h)
+        total += float(loss) * y.numel()
+        count += y.numel()
+    model.train(was)
+    return total / count
+
+
+def train_tbptt(
+    model: RNNLM,
+    data: Tensor,
+    *,
+    optimizer: torch.optim.Optimizer,
+    bptt: int = 35,
+    epochs: int = 1,
+    clip_norm: float | None = 0.25,
+    max_seconds: float | None = None,
+    max_steps: int | None = None,
+    valid: Tensor | None = None,
+    progress: bool = True,
+) -> History:
+    """Train on a batchified stream (B, L) by truncated BPTT; returns a ``History``.
+
+    Each window: loss J = mean cross-entropy over its B·T positions, backward through at
+    most T steps, clip the global gradient norm (Pascanu et al., 2013), update.
+    ``max_seconds``/``max_steps`` stop early (budgets of the cpu and smoke profiles).
+    ``course_lib.training.fit`` is not used because the hidden state must be carried
+    from batch to batch, which its stateless ``loss_fn(model, batch)`` does not do.
+    """
+    if epochs < 1:
+        raise ValueError(f"epochs must be >= 1, got {epochs}")
+    history, start, steps = History(), time.perf_counter(), 0
+    model.train()
+    for epoch in range(epochs):
+        total, count, h, stop = 0.0, 0, None, False
+        n_windows = math.ceil((data.size(1) - 1) / bptt)
+        bar = progress_bar(
+            tbptt_batches(data, bptt),
+            total=n_windows,
+            desc=f"epoch {epoch + 1}",
+            disable=not progress,
+            leave=False,
+        )
+        for x, y in bar:
+            loss, h = model(x, y, _detach(h))
+            if not torch.isfinite(loss):
+                raise FloatingPointError(f"loss became {loss.item()}: lower lr or clip")
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            norm = nn.utils.clip_grad_norm_(model.parameters(), clip_norm or math.inf)
+            optimizer.step()
+            history.step_loss.append(loss.item())
+            history.grad_norm.append(float(norm))
+            total, count, steps = total + loss.item(), count + 1, steps + 1
+            if (max_steps is not None and steps >= max_steps) or (
+                max_seconds is not None and time.perf_counter() - start > max_seconds
+            ):
+                stop = True
+                break
+        history.train_loss.append(total / max(count, 1))
+        if valid is not None:
+            history.valid_loss.append(evaluate_lm(model, valid, bptt))
+        if stop:
+            break
+    history.seconds = time.perf_counter() - start
+    return history

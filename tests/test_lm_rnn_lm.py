@@ -1,0 +1,87 @@
+"""RNN LM: batchify/TBPTT windows, scratch vs fused parity, training, output layer."""
+
+import math
+
+import pytest
+import torch
+
+from course_lib.lm.output import SoftmaxOutput
+from course_lib.lm.rnn_lm import (
+    RNNLM,
+    RNNLMConfig,
+    batchify,
+    evaluate_lm,
+    tbptt_batches,
+    train_tbptt,
+)
+from course_lib.lm.sampling import generate
+from course_lib.rnn.rnn_cell import copy_from_torch
+
+
+def test_batchify_and_windows():
+    data = batchify(torch.arange(23), 3)
+    assert data.tolist() == [list(range(0, 7)), list(range(7, 14)), list(range(14, 21))]
+    windows = list(tbptt_batches(data, 4))
+    assert [x.shape[1] for x, _ in windows] == [4, 2]
+    for x, y in windows:
+        assert torch.equal(y, x + 1)  # the target is the next token (teacher forcing)
+
+
+@pytest.mark.parametrize("nonlinearity", ["tanh", "relu"])
+def test_scratch_and_fused_models_agree(nonlinearity):
+    torch.manual_seed(0)
+    cfg = RNNLMConfig(vocab_size=11, d_embed=4, d_hidden=5, nonlinearity=nonlinearity)
+    fused = RNNLM(cfg).double()
+    scratch = RNNLM(RNNLMConfig(**{**cfg.__dict__, "cell": "scratch"})).double()
+    scratch.embed.load_state_dict(fused.embed.state_dict())
+    scratch.out.load_state_dict(fused.out.state_dict())
+    copy_from_torch(scratch.rnn, fused.rnn)
+    x, y = torch.randint(0, 11, (3, 6)), torch.randint(0, 11, (3, 6))
+    loss_f, h_f = fused(x, y)
+    loss_s, h_s = scratch(x, y)
+    torch.testing.assert_close(loss_s, loss_f, rtol=0, atol=1e-12)
+    torch.testing.assert_close(h_s, h_f[0], rtol=0, atol=1e-12)
+    loss_f.backward()
+    loss_s.backward()
+    torch.testing.assert_close(
+        scratch.embed.weight.grad, fused.embed.weight.grad, rtol=0, atol=1e-12
+    )
+
+
+def test_training_learns_a_periodic_stream():
+    torch.manual_seed(0)
+    stream = torch.arange(5).repeat(200)  # 0 1 2 3 4 0 1 ...
+    data = batchify(stream, 4)
+    model = RNNLM(RNNLMConfig(vocab_size=5, d_embed=8, d_hidden=16))
+    before = evaluate_lm(model, data, 10)
+    opt = torch.optim.Adam(model.parameters(), lr=0.02)
+    hist = train_tbptt(model, data, optimizer=opt, bptt=10, epochs=3, progress=False)
+    after = evaluate_lm(model, data, 10)
+    assert after < 0.1 < before and len(hist.train_loss) == 3
+    out = generate(model.step, [0], max_new_tokens=6, temperature=0.5)
+    assert out == [1, 2, 3, 4, 0, 1]
+
+
+def test_adaptive_output_is_a_distribution():
+    torch.manual_seed(0)
+    out = SoftmaxOutput(32, 50, (10, 30))
+    h, y = torch.randn(7, 32), torch.randint(0, 50, (7,))
+    lp = out.log_prob(h)
+    torch.testing.assert_close(lp.exp().sum(-1), torch.ones(7))
+    torch.testing.assert_close(out.nll(h, y), -lp.gather(1, y[:, None]).mean())
+    assert math.isfinite(out.nll(h, y).item())
+
+
+def test_bad_inputs():
+    with pytest.raises(ValueError, match="batch_size"):
+        batchify(torch.arange(10), 0)
+    with pytest.raises(ValueError, match="too few"):
+        batchify(torch.arange(3), 2)
+    with pytest.raises(ValueError, match="bptt"):
+        list(tbptt_batches(torch.zeros(2, 5), 0))
+    with pytest.raises(ValueError, match="cell must be"):
+        RNNLM(RNNLMConfig(vocab_size=5, cell="gru"))
+    with pytest.raises(ValueError, match="cutoffs"):
+        SoftmaxOutput(4, 10, (20,))
+    with pytest.raises(ValueError, match=r"x must be \(B, T\)"):
+        RNNLM(RNNLMConfig(vocab_size=5)).features(torch.zeros(3, dtype=torch.long))
