@@ -1,0 +1,105 @@
+"""Gradients through time (course_lib.rnn.gradient_through_time): ∂L/∂h_t against a direct
+autograd computation, the Jacobian product, vanishing vs. preserved gradients."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from course_lib.rnn.gradient_through_time import (
+    hidden_state_gradients,
+    jacobian_norms,
+    random_rnn_gradients,
+    scale_recurrent_weights,
+    trained_rnn_gradients,
+)
+from course_lib.rnn.long_range import LongRangeClassifier
+from course_lib.rnn.stacked import ElmanCell, RecurrentNet, load_torch_weights
+
+
+@pytest.mark.parametrize("kind", ["rnn", "lstm", "gru"])
+def test_hidden_state_gradients_match_torch_module(kind):
+    """The gradient at h_t, t < T, is what perturbing h_t would change: compare with the
+    torch module restarted from h_t (state (h_t, c_t) for the LSTM)."""
+    torch.manual_seed(0)
+    ref = {"rnn": torch.nn.RNN, "lstm": torch.nn.LSTM, "gru": torch.nn.GRU}[kind](
+        3, 4, batch_first=True, dtype=torch.float64
+    )
+    cell = load_torch_weights(RecurrentNet(kind, 3, 4, dtype=torch.float64), ref).cells[
+        0
+    ]
+    readout = torch.nn.Linear(4, 2, dtype=torch.float64)
+    x = torch.randn(2, 6, 3, dtype=torch.float64)
+    y = torch.tensor([0, 1])
+    grads = hidden_state_gradients(cell, x, readout, y)
+    assert list(grads) == [f"t = {t}" for t in range(1, 7)]
+    t = 2  # restart the torch module after step t (1-based) from a leaf h_t
+    with torch.no_grad():
+        _, state = ref(x[:, :t])
+    h = (state[0] if kind == "lstm" else state).clone().requires_grad_()
+    rest = (h, state[1]) if kind == "lstm" else h
+    out, _ = ref(x[:, t:], rest)
+    F.cross_entropy(readout(out[:, -1]), y).backward()
+    torch.testing.assert_close(grads[f"t = {t}"], h.grad[0], rtol=1e-10, atol=1e-12)
+
+
+def test_jacobian_norms_match_autograd_and_the_singular_value_bound():
+    torch.manual_seed(1)
+    cell = ElmanCell(3, 5, dtype=torch.float64)
+    x = torch.randn(7, 3, dtype=torch.float64)
+    norms = jacobian_norms(cell, x)
+    assert norms.shape == (7,) and norms[0] == pytest.approx(1.0)
+
+    def h_T_from(h_k, k):
+        h = h_k[None]
+        for t in range(k, 7):
+            h, _ = cell(x[t : t + 1], (h,))
+        return h[0]
+
+    with torch.no_grad():
+        hs, h = [], torch.zeros(1, 5, dtype=torch.float64)
+        for t in range(7):
+            h, _ = cell(x[t : t + 1], (h,))
+            hs.append(h[0])
+    for k in (1, 3, 6):  # ∂h_7/∂h_{7−k}: start at h_{7−k} (index 6 − k), run k steps
+        J = torch.autograd.functional.jacobian(
+            lambda v, k=k: h_T_from(v, 7 - k), hs[6 - k]
+        )
+        want = torch.linalg.matrix_norm(J, ord=2)
+        assert norms[k].item() == pytest.approx(want.item(), rel=1e-10)
+        sigma = torch.linalg.matrix_norm(cell.weight_hh.detach(), ord=2)
+        assert norms[k] <= sigma**k + 1e-12
+
+
+def test_small_weights_vanish_and_a_high_forget_bias_keeps_the_gradient():
+    rnn = random_rnn_gradients("rnn", 40, 0.5)
+    assert rnn["t = 1"].norm() < 1e-8 * rnn["t = 40"].norm()
+    lstm = random_rnn_gradients("lstm", 40, 1.0, 3.0)
+    assert lstm["t = 1"].norm() > 1e-2 * lstm["t = 40"].norm()
+    again = random_rnn_gradients("rnn", 40, 0.5)
+    assert all(torch.equal(rnn[k], again[k]) for k in rnn)  # seeded
+    cell = scale_recurrent_weights(ElmanCell(2, 400, dtype=torch.float64), 1.0)
+    assert cell.weight_hh.std().item() == pytest.approx(400**-0.5, rel=0.02)
+
+
+def test_trained_gradients_leave_the_model_alone():
+    model = LongRangeClassifier("lstm", hidden=6)
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    grads = trained_rnn_gradients(model, 9, batch=4)
+    assert len(grads) == 9 and grads["t = 9"].shape == (4, 6)
+    assert all(v.dtype == torch.float32 for v in model.state_dict().values())
+    assert all(torch.equal(before[k], v) for k, v in model.state_dict().items())
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="kind must be one of"):
+        random_rnn_gradients("lstm2", 5)
+    with pytest.raises(ValueError, match="positive int"):
+        random_rnn_gradients("rnn", 0)
+    with pytest.raises(ValueError, match="scale must be positive"):
+        random_rnn_gradients("rnn", 5, -1.0)
+    with pytest.raises(TypeError, match="ElmanCell"):
+        jacobian_norms(object(), torch.zeros(3, 2))
+    with pytest.raises(ValueError, match=r"\(B, T, D\)"):
+        hidden_state_gradients(ElmanCell(2, 2), torch.zeros(3, 2), None, None)
