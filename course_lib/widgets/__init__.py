@@ -5,6 +5,11 @@ static matplotlib figure beside each widget); each family adds one module here a
 ``js/<name>.js``. Models never import this package.
 """
 
+from course_lib.widgets.attention import (
+    AttentionExplorer,
+    attention_candidate,
+    attention_example,
+)
 from course_lib.widgets.base import CourseWidget, show, to_jsonable, widget_mode
 from course_lib.widgets.embedding_explorer import EmbeddingExplorer
 from course_lib.widgets.gradient_flow import (
@@ -14,10 +19,13 @@ from course_lib.widgets.gradient_flow import (
 from course_lib.widgets.heatmap import HeatmapExplorer
 
 __all__ = [
+    "AttentionExplorer",
     "CourseWidget",
     "EmbeddingExplorer",
     "GradientFlowExplorer",
     "HeatmapExplorer",
+    "attention_candidate",
+    "attention_example",
     "mlp_gradient_flow_explorer",
     "show",
     "to_jsonable",

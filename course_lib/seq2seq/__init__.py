@@ -1,0 +1,102 @@
+"""Sequence-to-sequence models and machine translation: Chapter 7 (CS224N lecture 7).
+
+``bleu`` (BLEU, sacrebleu-equal), ``ibm_model1`` (alignment by EM), ``pooling``
+(Nadaraya-Watson attention pooling), ``attention`` (scoring functions, masked softmax),
+``model`` (BiLSTM encoder, attentive LSTM decoder, fixed-context variant), ``decoding``
+(greedy, batched beam search), ``train`` (tokens to batches, the loss, the loop),
+``error_analysis`` (search or model error? quality by source length), ``corpus``
+(Tatoeba and Multi30k splits).
+"""
+
+from course_lib.seq2seq.attention import (
+    AdditiveScore,
+    DotProductScore,
+    LowRankMultiplicativeScore,
+    MultiplicativeScore,
+    attend,
+    make_scorer,
+    masked_softmax,
+)
+from course_lib.seq2seq.bleu import (
+    BleuStats,
+    bleu_stats,
+    corpus_bleu,
+    sacrebleu_corpus_bleu,
+    sentence_bleu,
+)
+from course_lib.seq2seq.corpus import TranslationSplits, multi30k_splits, tatoeba_splits
+from course_lib.seq2seq.decoding import (
+    Hypothesis,
+    beam_search,
+    greedy_decode,
+    normalised_score,
+    sequence_log_prob,
+)
+from course_lib.seq2seq.error_analysis import (
+    BeamError,
+    beam_error_analysis,
+    bleu_by_source_length,
+    summarise_errors,
+)
+from course_lib.seq2seq.ibm_model1 import IBMModel1, train_ibm_model1
+from course_lib.seq2seq.model import Encoded, Seq2Seq, Seq2SeqConfig
+from course_lib.seq2seq.pooling import (
+    ParametricKernelRegression,
+    average_pooling,
+    kernel_regression_data,
+    nadaraya_watson,
+    train_kernel_width,
+)
+from course_lib.seq2seq.train import (
+    build_vocab,
+    encode_batch,
+    make_batches,
+    seq2seq_loss,
+    tokenize,
+    train_seq2seq,
+    translate,
+)
+
+__all__ = [
+    "AdditiveScore",
+    "BeamError",
+    "BleuStats",
+    "DotProductScore",
+    "Encoded",
+    "Hypothesis",
+    "IBMModel1",
+    "LowRankMultiplicativeScore",
+    "MultiplicativeScore",
+    "ParametricKernelRegression",
+    "Seq2Seq",
+    "Seq2SeqConfig",
+    "TranslationSplits",
+    "attend",
+    "average_pooling",
+    "beam_error_analysis",
+    "beam_search",
+    "bleu_by_source_length",
+    "bleu_stats",
+    "build_vocab",
+    "corpus_bleu",
+    "encode_batch",
+    "greedy_decode",
+    "kernel_regression_data",
+    "make_batches",
+    "make_scorer",
+    "masked_softmax",
+    "multi30k_splits",
+    "nadaraya_watson",
+    "normalised_score",
+    "sacrebleu_corpus_bleu",
+    "sentence_bleu",
+    "seq2seq_loss",
+    "sequence_log_prob",
+    "summarise_errors",
+    "tatoeba_splits",
+    "tokenize",
+    "train_ibm_model1",
+    "train_kernel_width",
+    "train_seq2seq",
+    "translate",
+]
