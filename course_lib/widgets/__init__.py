@@ -16,14 +16,18 @@ from course_lib.widgets.gradient_flow import (
     GradientFlowExplorer,
     mlp_gradient_flow_explorer,
 )
+from course_lib.widgets.head_view import HeadView
 from course_lib.widgets.heatmap import HeatmapExplorer
+from course_lib.widgets.positional import PositionalExplorer
 
 __all__ = [
     "AttentionExplorer",
     "CourseWidget",
     "EmbeddingExplorer",
     "GradientFlowExplorer",
+    "HeadView",
     "HeatmapExplorer",
+    "PositionalExplorer",
     "attention_candidate",
     "attention_example",
     "mlp_gradient_flow_explorer",

@@ -1,0 +1,161 @@
+"""Scaled dot-product and multi-head attention vs PyTorch's, with copied weights (Chapter 8)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from course_lib.transformer import (
+    MultiHeadAttention,
+    causal_mask,
+    heads_loop,
+    padding_mask,
+    scaled_dot_product_attention,
+)
+
+D, H, B = 12, 3, 2
+
+
+def _rand(*shape, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g, dtype=torch.float64)
+
+
+def _pad_mask():
+    tokens = torch.tensor([[5, 6, 7, 8, 9], [5, 6, 7, 0, 0]])
+    return tokens, padding_mask(tokens, 0)  # (B, 1, 1, 5)
+
+
+@pytest.mark.parametrize("kind", ["none", "padding", "causal", "both"])
+def test_sdpa_matches_torch_values_and_gradients(kind):
+    q = _rand(B, H, 5, 4, seed=1).requires_grad_()
+    k = _rand(B, H, 5, 4, seed=2).requires_grad_()
+    v = _rand(B, H, 5, 6, seed=3).requires_grad_()
+    _, pad = _pad_mask()
+    mask = {
+        "none": None,
+        "padding": pad,
+        "causal": causal_mask(5),
+        "both": pad & causal_mask(5),
+    }[kind]
+    ours, w = scaled_dot_product_attention(q, k, v, mask)
+    theirs = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    torch.testing.assert_close(ours, theirs, rtol=1e-10, atol=1e-12)
+    torch.testing.assert_close(w.sum(-1), torch.ones(B, H, 5, dtype=torch.float64))
+    g = _rand(*ours.shape, seed=4)
+    ga = torch.autograd.grad(ours, (q, k, v), g)
+    gb = torch.autograd.grad(theirs, (q, k, v), g)
+    for a, b in zip(ga, gb, strict=True):
+        torch.testing.assert_close(a, b, rtol=1e-9, atol=1e-11)
+    if mask is not None:
+        assert (w.masked_select(~mask.expand_as(w)) == 0).all()
+
+
+def _copy_from_torch(ours: MultiHeadAttention, ref: nn.MultiheadAttention) -> None:
+    with torch.no_grad():
+        if ours.cross:
+            ours.W_q.weight.copy_(ref.in_proj_weight[:D])
+            ours.W_q.bias.copy_(ref.in_proj_bias[:D])
+            ours.W_kv.weight.copy_(ref.in_proj_weight[D:])
+            ours.W_kv.bias.copy_(ref.in_proj_bias[D:])
+        else:
+            ours.W_qkv.weight.copy_(ref.in_proj_weight)
+            ours.W_qkv.bias.copy_(ref.in_proj_bias)
+        ours.W_o.weight.copy_(ref.out_proj.weight)
+        ours.W_o.bias.copy_(ref.out_proj.bias)
+
+
+@pytest.mark.parametrize("cross", [False, True])
+@pytest.mark.parametrize("fast", [False, True])
+def test_mha_matches_nn_multiheadattention(cross, fast):
+    torch.manual_seed(0)
+    ref = nn.MultiheadAttention(D, H, batch_first=True, dtype=torch.float64)
+    ours = MultiHeadAttention(D, H, cross=cross).double()
+    _copy_from_torch(ours, ref)
+    T_q, T_k = (4, 5) if cross else (5, 5)
+    x = _rand(B, T_q, D, seed=5).requires_grad_()
+    ctx = _rand(B, T_k, D, seed=6).requires_grad_() if cross else x
+    tokens, pad = _pad_mask()
+    key_padding = tokens == 0  # torch: True = ignore
+    attn_mask = None if cross else ~causal_mask(T_q)  # torch: True = not allowed
+    ref_out, ref_w = ref(
+        x,
+        ctx,
+        ctx,
+        key_padding_mask=key_padding,
+        attn_mask=attn_mask,
+        average_attn_weights=False,
+    )
+    mask = pad if cross else pad & causal_mask(T_q)
+    out, w, (k, v) = ours(x, ctx if cross else None, mask=mask, fast=fast)
+    torch.testing.assert_close(out, ref_out, rtol=1e-10, atol=1e-12)
+    assert k.shape == v.shape == (B, H, T_k, D // H)
+    if fast:
+        assert w is None
+    else:
+        torch.testing.assert_close(w, ref_w, rtol=1e-10, atol=1e-12)
+    g = _rand(*out.shape, seed=7)
+    inputs = (x, ctx) if cross else (x,)
+    ga = torch.autograd.grad(out, inputs, g)
+    gb = torch.autograd.grad(ref_out, inputs, g)
+    for a, b in zip(ga, gb, strict=True):
+        torch.testing.assert_close(a, b, rtol=1e-9, atol=1e-11)
+
+
+@pytest.mark.parametrize("cross", [False, True])
+def test_batched_heads_equal_a_loop_over_heads(cross):
+    torch.manual_seed(1)
+    mha = MultiHeadAttention(D, H, cross=cross).double()
+    x = _rand(B, 5, D, seed=8)
+    ctx = _rand(B, 5, D, seed=9) if cross else None
+    _, pad = _pad_mask()
+    out, _, _ = mha(x, ctx, mask=pad)
+    torch.testing.assert_close(
+        out, heads_loop(mha, x, ctx, pad), rtol=1e-10, atol=1e-12
+    )
+
+
+def test_split_merge_heads_view_reshape_and_contiguity():
+    mha = MultiHeadAttention(D, H)
+    x = torch.randn(B, 5, D)
+    heads = mha.split_heads(x)
+    assert heads.shape == (B, H, 5, D // H)
+    assert not heads.is_contiguous()  # the transpose only changed strides
+    out = heads.contiguous()  # like weights @ v: a fresh (B, H, T, d_k) tensor
+    with pytest.raises(RuntimeError, match="view"):
+        out.transpose(1, 2).view(B, 5, D)
+    torch.testing.assert_close(out.transpose(1, 2).reshape(B, 5, D), x)
+    torch.testing.assert_close(mha.merge_heads(heads), x)
+
+
+def test_fast_path_equals_teaching_path_in_float32():
+    torch.manual_seed(2)
+    mha = MultiHeadAttention(D, H)
+    x = torch.randn(B, 5, D)
+    mask = causal_mask(5)
+    slow, _, _ = mha(x, mask=mask, fast=False)
+    quick, _, _ = mha(x, mask=mask, fast=True)
+    torch.testing.assert_close(slow, quick, rtol=1e-5, atol=1e-6)
+
+
+def test_bad_inputs_raise_clear_errors():
+    with pytest.raises(ValueError, match="divisible by n_heads"):
+        MultiHeadAttention(10, 3)
+    mha = MultiHeadAttention(D, H)
+    x = torch.randn(B, 5, D)
+    with pytest.raises(TypeError, match="torch.bool"):
+        mha(x, mask=torch.ones(5, 5))
+    with pytest.raises(TypeError, match="torch.bool"):
+        scaled_dot_product_attention(x, x, x, torch.ones(5, 5, dtype=torch.long))
+    with pytest.raises(ValueError, match=r"T_q=5, T_k=5"):
+        mha(x, mask=torch.ones(4, 5, dtype=torch.bool))
+    with pytest.raises(ValueError, match="empty batch"):
+        mha(torch.randn(0, 5, D))
+    with pytest.raises(ValueError, match=r"\(B, T, 12\)"):
+        mha(torch.randn(B, 5, 8))
+    with pytest.raises(ValueError, match="same d_k"):
+        scaled_dot_product_attention(x, torch.randn(B, 5, 4), x)
+    with pytest.raises(ValueError, match="needs a context"):
+        MultiHeadAttention(D, H, cross=True)(x)
