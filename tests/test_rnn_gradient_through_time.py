@@ -15,7 +15,8 @@ from course_lib.rnn.gradient_through_time import (
     trained_rnn_gradients,
 )
 from course_lib.rnn.long_range import LongRangeClassifier
-from course_lib.rnn.stacked import ElmanCell, RecurrentNet, load_torch_weights
+from course_lib.rnn.rnn_cell import RNNCell
+from course_lib.rnn.stacked import RecurrentNet, load_torch_weights
 
 
 @pytest.mark.parametrize("kind", ["rnn", "lstm", "gru"])
@@ -46,7 +47,7 @@ def test_hidden_state_gradients_match_torch_module(kind):
 
 def test_jacobian_norms_match_autograd_and_the_singular_value_bound():
     torch.manual_seed(1)
-    cell = ElmanCell(3, 5, dtype=torch.float64)
+    cell = RNNCell(3, 5, dtype=torch.float64)
     x = torch.randn(7, 3, dtype=torch.float64)
     norms = jacobian_norms(cell, x)
     assert norms.shape == (7,) and norms[0] == pytest.approx(1.0)
@@ -68,7 +69,7 @@ def test_jacobian_norms_match_autograd_and_the_singular_value_bound():
         )
         want = torch.linalg.matrix_norm(J, ord=2)
         assert norms[k].item() == pytest.approx(want.item(), rel=1e-10)
-        sigma = torch.linalg.matrix_norm(cell.weight_hh.detach(), ord=2)
+        sigma = torch.linalg.matrix_norm(cell.W_hh.detach(), ord=2)
         assert norms[k] <= sigma**k + 1e-12
 
 
@@ -79,8 +80,8 @@ def test_small_weights_vanish_and_a_high_forget_bias_keeps_the_gradient():
     assert lstm["t = 1"].norm() > 1e-2 * lstm["t = 40"].norm()
     again = random_rnn_gradients("rnn", 40, 0.5)
     assert all(torch.equal(rnn[k], again[k]) for k in rnn)  # seeded
-    cell = scale_recurrent_weights(ElmanCell(2, 400, dtype=torch.float64), 1.0)
-    assert cell.weight_hh.std().item() == pytest.approx(400**-0.5, rel=0.02)
+    cell = scale_recurrent_weights(RNNCell(2, 400, dtype=torch.float64), 1.0)
+    assert cell.W_hh.std().item() == pytest.approx(400**-0.5, rel=0.02)
 
 
 def test_trained_gradients_leave_the_model_alone():
@@ -99,7 +100,9 @@ def test_bad_input():
         random_rnn_gradients("rnn", 0)
     with pytest.raises(ValueError, match="scale must be positive"):
         random_rnn_gradients("rnn", 5, -1.0)
-    with pytest.raises(TypeError, match="ElmanCell"):
+    with pytest.raises(TypeError, match="RNNCell"):
         jacobian_norms(object(), torch.zeros(3, 2))
+    with pytest.raises(TypeError, match="tanh RNNCell"):
+        jacobian_norms(RNNCell(2, 2, "relu"), torch.zeros(3, 2))
     with pytest.raises(ValueError, match=r"\(B, T, D\)"):
-        hidden_state_gradients(ElmanCell(2, 2), torch.zeros(3, 2), None, None)
+        hidden_state_gradients(RNNCell(2, 2), torch.zeros(3, 2), None, None)

@@ -5,35 +5,14 @@ from __future__ import annotations
 
 import pytest
 import torch
+from rnn_parity import SIZES, assert_cell_matches_torch
 
 from course_lib.rnn.gru import GRUCell, SimplifiedGRUCell
-from course_lib.rnn.stacked import RecurrentNet, load_torch_weights
-
-TOL = {"rtol": 1e-8, "atol": 1e-8}
 
 
-@pytest.mark.parametrize(
-    ("B", "T", "D", "H"), [(1, 1, 1, 1), (3, 5, 4, 6), (2, 9, 7, 3)]
-)
+@pytest.mark.parametrize(("B", "T", "D", "H"), SIZES)
 def test_gru_matches_torch_gru_forward_and_gradients(B, T, D, H):
-    torch.manual_seed(B * 10 + H)
-    ref = torch.nn.GRU(D, H, batch_first=True, dtype=torch.float64)
-    ours = load_torch_weights(RecurrentNet("gru", D, H, dtype=torch.float64), ref)
-    x = torch.randn(B, T, D, dtype=torch.float64)
-    h0 = torch.randn(1, B, H, dtype=torch.float64)
-    xs = [x.clone().requires_grad_() for _ in range(2)]
-    out_ref, h_ref = ref(xs[0], h0)
-    out, h = ours(xs[1], state=h0)
-    torch.testing.assert_close(out, out_ref, **TOL)
-    torch.testing.assert_close(h, h_ref, **TOL)
-    w = torch.randn_like(out)
-    ((out_ref * w).sum() + h_ref.sum()).backward()
-    ((out * w).sum() + h.sum()).backward()
-    torch.testing.assert_close(xs[1].grad, xs[0].grad, **TOL)
-    for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh"):
-        torch.testing.assert_close(
-            getattr(ours.cells[0], name).grad, getattr(ref, f"{name}_l0").grad, **TOL
-        )
+    assert_cell_matches_torch("gru", B, T, D, H, seed=B * 10 + H)
 
 
 def test_gru_reset_before_is_the_lecture_form():

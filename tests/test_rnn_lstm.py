@@ -5,38 +5,15 @@ from __future__ import annotations
 
 import pytest
 import torch
+from rnn_parity import SIZES, TOL, assert_cell_matches_torch
 
 from course_lib.rnn.lstm import LSTMCell
-from course_lib.rnn.stacked import RecurrentNet, load_torch_weights, run_direction
-
-TOL = {"rtol": 1e-8, "atol": 1e-8}
+from course_lib.rnn.stacked import run_direction
 
 
-@pytest.mark.parametrize(
-    ("B", "T", "D", "H"), [(1, 1, 1, 1), (3, 5, 4, 6), (2, 9, 7, 3)]
-)
+@pytest.mark.parametrize(("B", "T", "D", "H"), SIZES)
 def test_lstm_cell_matches_torch_lstm_forward_and_gradients(B, T, D, H):
-    torch.manual_seed(B * 100 + T)
-    ref = torch.nn.LSTM(D, H, batch_first=True, dtype=torch.float64)
-    ours = load_torch_weights(RecurrentNet("lstm", D, H, dtype=torch.float64), ref)
-    x = torch.randn(B, T, D, dtype=torch.float64)
-    h0 = torch.randn(1, B, H, dtype=torch.float64)
-    c0 = torch.randn(1, B, H, dtype=torch.float64)
-    xs = [x.clone().requires_grad_() for _ in range(2)]
-    out_ref, (h_ref, c_ref) = ref(xs[0], (h0, c0))
-    out, (h, c) = ours(xs[1], state=(h0, c0))
-    torch.testing.assert_close(out, out_ref, **TOL)
-    torch.testing.assert_close(h, h_ref, **TOL)
-    torch.testing.assert_close(c, c_ref, **TOL)
-    w = torch.randn_like(out)
-    ((out_ref * w).sum() + c_ref.sum()).backward()
-    ((out * w).sum() + c.sum()).backward()
-    torch.testing.assert_close(xs[1].grad, xs[0].grad, **TOL)
-    cell = ours.cells[0]
-    for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh"):
-        torch.testing.assert_close(
-            getattr(cell, name).grad, getattr(ref, f"{name}_l0").grad, **TOL
-        )
+    assert_cell_matches_torch("lstm", B, T, D, H, seed=B * 100 + T)
 
 
 def test_lstm_cell_matches_torch_lstmcell_one_step():

@@ -4,6 +4,7 @@ import pytest
 import torch
 from torch import nn
 
+from course_lib.rnn.cell import torch_parameters
 from course_lib.rnn.rnn_cell import RNN, RNNCell, copy_from_torch
 
 
@@ -55,7 +56,25 @@ def test_parameters_are_shared_across_time():
     assert sum(p.numel() for p in rnn.parameters()) == 2 * 3 + 3 * 3 + 3
     cell = RNNCell(2, 3)
     x, h = torch.randn(1, 2), torch.zeros(1, 3)
-    torch.testing.assert_close(cell(x, h), torch.tanh(x @ cell.W_xh + cell.b_h))
+    h1, (state,) = cell(x, (h,))
+    torch.testing.assert_close(h1, torch.tanh(x @ cell.W_xh + cell.b_h))
+    assert state is h1
+
+
+def test_cell_without_bias_matches_torch_step():
+    torch.manual_seed(2)
+    theirs = nn.RNN(3, 4, bias=False, dtype=torch.float64)
+    cell = RNNCell(3, 4, bias=False, dtype=torch.float64)
+    assert cell.b_h is None and len(list(cell.parameters())) == 2
+    cell.load_torch_parameters(torch_parameters(theirs))
+    x, h = (
+        torch.randn(2, 3, dtype=torch.float64),
+        torch.randn(2, 4, dtype=torch.float64),
+    )
+    want = theirs(x[None], h[None])[0][0]  # one step, (B, H)
+    torch.testing.assert_close(cell(x, (h,))[0], want, rtol=0, atol=1e-12)
+    with pytest.raises(ValueError, match="biases"):
+        cell.load_torch_parameters(torch_parameters(nn.RNN(3, 4)))
 
 
 def test_bad_inputs():
@@ -63,6 +82,10 @@ def test_bad_inputs():
         RNNCell(2, 3, "sigmoid")
     with pytest.raises(ValueError, match="hidden_size"):
         RNNCell(2, 0)
+    with pytest.raises(TypeError, match="ints"):
+        RNNCell(2.0, 3)
+    with pytest.raises(TypeError, match=r"state tuple of 1"):
+        RNNCell(2, 3)(torch.zeros(4, 2), torch.zeros(4, 3))
     rnn = RNN(2, 3)
     with pytest.raises(ValueError, match=r"x must be \(B, T, D=2\)"):
         rnn(torch.zeros(4, 2))

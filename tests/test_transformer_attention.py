@@ -6,6 +6,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 from torch import nn
+from transformer_parity import copy_attention, rand
 
 from course_lib.transformer import (
     MultiHeadAttention,
@@ -18,11 +19,6 @@ from course_lib.transformer import (
 D, H, B = 12, 3, 2
 
 
-def _rand(*shape, seed=0):
-    g = torch.Generator().manual_seed(seed)
-    return torch.randn(*shape, generator=g, dtype=torch.float64)
-
-
 def _pad_mask():
     tokens = torch.tensor([[5, 6, 7, 8, 9], [5, 6, 7, 0, 0]])
     return tokens, padding_mask(tokens, 0)  # (B, 1, 1, 5)
@@ -30,9 +26,9 @@ def _pad_mask():
 
 @pytest.mark.parametrize("kind", ["none", "padding", "causal", "both"])
 def test_sdpa_matches_torch_values_and_gradients(kind):
-    q = _rand(B, H, 5, 4, seed=1).requires_grad_()
-    k = _rand(B, H, 5, 4, seed=2).requires_grad_()
-    v = _rand(B, H, 5, 6, seed=3).requires_grad_()
+    q = rand(B, H, 5, 4, seed=1).requires_grad_()
+    k = rand(B, H, 5, 4, seed=2).requires_grad_()
+    v = rand(B, H, 5, 6, seed=3).requires_grad_()
     _, pad = _pad_mask()
     mask = {
         "none": None,
@@ -44,7 +40,7 @@ def test_sdpa_matches_torch_values_and_gradients(kind):
     theirs = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
     torch.testing.assert_close(ours, theirs, rtol=1e-10, atol=1e-12)
     torch.testing.assert_close(w.sum(-1), torch.ones(B, H, 5, dtype=torch.float64))
-    g = _rand(*ours.shape, seed=4)
+    g = rand(*ours.shape, seed=4)
     ga = torch.autograd.grad(ours, (q, k, v), g)
     gb = torch.autograd.grad(theirs, (q, k, v), g)
     for a, b in zip(ga, gb, strict=True):
@@ -53,30 +49,16 @@ def test_sdpa_matches_torch_values_and_gradients(kind):
         assert (w.masked_select(~mask.expand_as(w)) == 0).all()
 
 
-def _copy_from_torch(ours: MultiHeadAttention, ref: nn.MultiheadAttention) -> None:
-    with torch.no_grad():
-        if ours.cross:
-            ours.W_q.weight.copy_(ref.in_proj_weight[:D])
-            ours.W_q.bias.copy_(ref.in_proj_bias[:D])
-            ours.W_kv.weight.copy_(ref.in_proj_weight[D:])
-            ours.W_kv.bias.copy_(ref.in_proj_bias[D:])
-        else:
-            ours.W_qkv.weight.copy_(ref.in_proj_weight)
-            ours.W_qkv.bias.copy_(ref.in_proj_bias)
-        ours.W_o.weight.copy_(ref.out_proj.weight)
-        ours.W_o.bias.copy_(ref.out_proj.bias)
-
-
 @pytest.mark.parametrize("cross", [False, True])
 @pytest.mark.parametrize("fast", [False, True])
 def test_mha_matches_nn_multiheadattention(cross, fast):
     torch.manual_seed(0)
     ref = nn.MultiheadAttention(D, H, batch_first=True, dtype=torch.float64)
     ours = MultiHeadAttention(D, H, cross=cross).double()
-    _copy_from_torch(ours, ref)
+    copy_attention(ours, ref)
     T_q, T_k = (4, 5) if cross else (5, 5)
-    x = _rand(B, T_q, D, seed=5).requires_grad_()
-    ctx = _rand(B, T_k, D, seed=6).requires_grad_() if cross else x
+    x = rand(B, T_q, D, seed=5).requires_grad_()
+    ctx = rand(B, T_k, D, seed=6).requires_grad_() if cross else x
     tokens, pad = _pad_mask()
     key_padding = tokens == 0  # torch: True = ignore
     attn_mask = None if cross else ~causal_mask(T_q)  # torch: True = not allowed
@@ -96,7 +78,7 @@ def test_mha_matches_nn_multiheadattention(cross, fast):
         assert w is None
     else:
         torch.testing.assert_close(w, ref_w, rtol=1e-10, atol=1e-12)
-    g = _rand(*out.shape, seed=7)
+    g = rand(*out.shape, seed=7)
     inputs = (x, ctx) if cross else (x,)
     ga = torch.autograd.grad(out, inputs, g)
     gb = torch.autograd.grad(ref_out, inputs, g)
@@ -108,8 +90,8 @@ def test_mha_matches_nn_multiheadattention(cross, fast):
 def test_batched_heads_equal_a_loop_over_heads(cross):
     torch.manual_seed(1)
     mha = MultiHeadAttention(D, H, cross=cross).double()
-    x = _rand(B, 5, D, seed=8)
-    ctx = _rand(B, 5, D, seed=9) if cross else None
+    x = rand(B, 5, D, seed=8)
+    ctx = rand(B, 5, D, seed=9) if cross else None
     _, pad = _pad_mask()
     out, _, _ = mha(x, ctx, mask=pad)
     torch.testing.assert_close(

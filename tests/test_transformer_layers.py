@@ -5,41 +5,16 @@ from __future__ import annotations
 import pytest
 import torch
 from torch import nn
+from transformer_parity import copy_attention, rand
 
 from course_lib.transformer import (
     DecoderLayer,
     EncoderLayer,
-    MultiHeadAttention,
     causal_mask,
     padding_mask,
 )
 
 D, H, F_, B = 12, 3, 20, 2
-
-
-def _rand(*shape, seed=0):
-    g = torch.Generator().manual_seed(seed)
-    return torch.randn(*shape, generator=g, dtype=torch.float64)
-
-
-def _copy_attn(ours: MultiHeadAttention, ref: nn.MultiheadAttention) -> None:
-    if ours.cross:
-        ours.W_q.weight.copy_(ref.in_proj_weight[:D])
-        ours.W_q.bias.copy_(ref.in_proj_bias[:D])
-        ours.W_kv.weight.copy_(ref.in_proj_weight[D:])
-        ours.W_kv.bias.copy_(ref.in_proj_bias[D:])
-    else:
-        ours.W_qkv.weight.copy_(ref.in_proj_weight)
-        ours.W_qkv.bias.copy_(ref.in_proj_bias)
-    ours.W_o.weight.copy_(ref.out_proj.weight)
-    ours.W_o.bias.copy_(ref.out_proj.bias)
-
-
-def _copy_common(ours, ref, norms):
-    ours.ffn.linear1.load_state_dict(ref.linear1.state_dict())
-    ours.ffn.linear2.load_state_dict(ref.linear2.state_dict())
-    for n in norms:
-        getattr(ours, n).load_state_dict(getattr(ref, n).state_dict())
 
 
 def _randomise_norms(module):
@@ -50,10 +25,10 @@ def _randomise_norms(module):
                 m.bias.uniform_(-0.5, 0.5)
 
 
-@pytest.mark.parametrize("norm_first", [False, True])
-def test_encoder_layer_matches_torch(norm_first):
-    torch.manual_seed(0)
-    ref = nn.TransformerEncoderLayer(
+def _layer_pair(ours_cls, ref_cls, norm_first, seed):
+    """torch's layer (LayerNorms randomised too) and ours with its weights, float64."""
+    torch.manual_seed(seed)
+    ref = ref_cls(
         D,
         H,
         F_,
@@ -63,17 +38,28 @@ def test_encoder_layer_matches_torch(norm_first):
         dtype=torch.float64,
     )
     _randomise_norms(ref)
-    ours = EncoderLayer(D, H, F_, dropout=0.0, norm_first=norm_first).double()
-    with torch.no_grad():
-        _copy_attn(ours.self_attn, ref.self_attn)
-        _copy_common(ours, ref, ["norm1", "norm2"])
+    ours = ours_cls(D, H, F_, dropout=0.0, norm_first=norm_first).double()
+    copy_attention(ours.self_attn, ref.self_attn)
+    if ours.cross:
+        copy_attention(ours.cross_attn, ref.multihead_attn)
+    ours.ffn.linear1.load_state_dict(ref.linear1.state_dict())
+    ours.ffn.linear2.load_state_dict(ref.linear2.state_dict())
+    for name, module in ref.named_children():
+        if isinstance(module, nn.LayerNorm):
+            getattr(ours, name).load_state_dict(module.state_dict())
+    return ref, ours
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_encoder_layer_matches_torch(norm_first):
+    ref, ours = _layer_pair(EncoderLayer, nn.TransformerEncoderLayer, norm_first, 0)
     tokens = torch.tensor([[4, 5, 6, 7, 8], [4, 5, 6, 0, 0]])
-    x = _rand(B, 5, D, seed=1).requires_grad_()
+    x = rand(B, 5, D, seed=1).requires_grad_()
     theirs = ref(x, src_key_padding_mask=tokens == 0)
     out, w = ours(x, padding_mask(tokens, 0))
     torch.testing.assert_close(out, theirs, rtol=1e-10, atol=1e-12)
     assert w.shape == (B, H, 5, 5)
-    g = _rand(B, 5, D, seed=2)
+    g = rand(B, 5, D, seed=2)
     torch.testing.assert_close(
         torch.autograd.grad(out, x, g)[0],
         torch.autograd.grad(theirs, x, g)[0],
@@ -84,26 +70,11 @@ def test_encoder_layer_matches_torch(norm_first):
 
 @pytest.mark.parametrize("norm_first", [False, True])
 def test_decoder_layer_matches_torch(norm_first):
-    torch.manual_seed(3)
-    ref = nn.TransformerDecoderLayer(
-        D,
-        H,
-        F_,
-        dropout=0.0,
-        batch_first=True,
-        norm_first=norm_first,
-        dtype=torch.float64,
-    )
-    _randomise_norms(ref)
-    ours = DecoderLayer(D, H, F_, dropout=0.0, norm_first=norm_first).double()
-    with torch.no_grad():
-        _copy_attn(ours.self_attn, ref.self_attn)
-        _copy_attn(ours.cross_attn, ref.multihead_attn)
-        _copy_common(ours, ref, ["norm1", "norm2", "norm3"])
+    ref, ours = _layer_pair(DecoderLayer, nn.TransformerDecoderLayer, norm_first, 3)
     src = torch.tensor([[4, 5, 6, 7, 8, 9], [4, 5, 6, 0, 0, 0]])  # S = 6
     tgt = torch.tensor([[2, 5, 6, 7], [2, 5, 0, 0]])  # T = 4: lengths differ
-    y = _rand(B, 4, D, seed=4).requires_grad_()
-    memory = _rand(B, 6, D, seed=5).requires_grad_()
+    y = rand(B, 4, D, seed=4).requires_grad_()
+    memory = rand(B, 6, D, seed=5).requires_grad_()
     theirs = ref(
         y,
         memory,
@@ -120,7 +91,7 @@ def test_decoder_layer_matches_torch(norm_first):
     torch.testing.assert_close(out.y, theirs, rtol=1e-10, atol=1e-12)
     assert out.self_weights.shape == (B, H, 4, 4)
     assert out.cross_weights.shape == (B, H, 4, 6)
-    g = _rand(B, 4, D, seed=6)
+    g = rand(B, 4, D, seed=6)
     ga = torch.autograd.grad(out.y, (y, memory), g)
     gb = torch.autograd.grad(theirs, (y, memory), g)
     for a, b in zip(ga, gb, strict=True):
@@ -130,7 +101,7 @@ def test_decoder_layer_matches_torch(norm_first):
 def test_fast_layers_equal_teaching_layers():
     torch.manual_seed(4)
     enc = EncoderLayer(D, H, F_, dropout=0.0).double()
-    x = _rand(B, 5, D, seed=7)
+    x = rand(B, 5, D, seed=7)
     a, _ = enc(x, causal_mask(5), fast=False)
     b, w = enc(x, causal_mask(5), fast=True)
     torch.testing.assert_close(a, b, rtol=1e-10, atol=1e-12)

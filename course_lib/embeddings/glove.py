@@ -239,9 +239,27 @@ def train_glove(
     i_all, j_all, x_all = (t.to(dev) for t in _entries(X))  # (P,) each
     gen = torch.Generator(device=dev).manual_seed(seed)
     model = GloVe(X.size(0), dim, device=dev, generator=gen).requires_grad_(False)
-    params = (model.W, model.W_tilde, model.b, model.b_tilde)
-    sq = [torch.ones_like(p) for p in params]  # AdaGrad sums, start at 1 as in glove.c
+    sq = [  # AdaGrad sums, start at 1 as in glove.c
+        torch.ones_like(p) for p in (model.W, model.W_tilde, model.b, model.b_tilde)
+    ]
     run = GloVeRun(model=model, entries=x_all.numel())
+    threads_before = torch.get_num_threads()
+    if dev.type == "cpu":  # gathers and scatters of rows: one thread is fastest, and
+        torch.set_num_threads(1)  # several slow down badly when the cores are shared
+    try:
+        _glove_epochs(run, sq, (i_all, j_all, x_all), epochs, batch_size, lr,
+                      x_max, alpha, gen, progress)  # fmt: skip
+    finally:
+        torch.set_num_threads(threads_before)
+    return run
+
+
+def _glove_epochs(run, sq, entries, epochs, batch_size, lr, x_max, alpha,
+                  gen, progress) -> None:  # fmt: skip
+    """The epochs of ``train_glove``: AdaGrad steps over shuffled batches of entries."""
+    model = run.model
+    i_all, j_all, x_all = entries  # (P,) each
+    dev = x_all.device
     P = x_all.numel()
     for epoch in range(epochs):
         total = torch.zeros((), device=dev)
@@ -270,7 +288,6 @@ def train_glove(
             _adagrad_rows(model.b_tilde, sq[3], rows_j, inv_j, g_bj / 2, lr)
         run.loss.append(total.item() / P)
         run.seconds.append(time.perf_counter() - t0)
-    return run
 
 
 def cooccurrence_ratios(

@@ -30,7 +30,8 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from course_lib.rnn.long_range import LongRangeClassifier, long_range_batch
-from course_lib.rnn.stacked import CELLS, ElmanCell, RecurrentNet, load_torch_weights
+from course_lib.rnn.rnn_cell import RNNCell
+from course_lib.rnn.stacked import CELLS, RecurrentNet, load_torch_weights
 
 __all__ = [
     "hidden_state_gradients",
@@ -67,18 +68,21 @@ def hidden_state_gradients(
 def scale_recurrent_weights(
     cell: nn.Module, scale: float, *, seed: int = 0
 ) -> nn.Module:
-    """Redraw each (H, H) block of ``cell.weight_hh`` as W ~ N(0, scale²/H), in place.
+    """Redraw each (H, H) block of the recurrent weights W_h as W ~ N(0, scale²/H), in place.
 
-    With scale s a random W_h has σ_max ≈ 2s (and spectral radius ≈ s), so s sets how fast the
-    vanilla RNN's gradient vanishes or explodes. Returns the cell.
+    W_h is ``cell.weight_hh`` (kH, H), or ``RNNCell.W_hh``ᵀ (the lecture's column form of
+    Chapter 5's row-vector weight). With scale s a random W_h has σ_max ≈ 2s (and spectral
+    radius ≈ s), so s sets how fast the vanilla RNN's gradient vanishes or explodes.
+    Returns the cell.
     """
     if not scale > 0:
         raise ValueError(f"scale must be positive; got {scale}")
     H = cell.hidden_size
     gen = torch.Generator().manual_seed(seed)
-    W = torch.randn(cell.weight_hh.shape, generator=gen, dtype=torch.float64)  # (kH, H)
     with torch.no_grad():
-        cell.weight_hh.copy_(W * scale / math.sqrt(H))
+        W_h = cell.W_hh.T if isinstance(cell, RNNCell) else cell.weight_hh  # (kH, H)
+        W = torch.randn(W_h.shape, generator=gen, dtype=torch.float64)  # (kH, H)
+        W_h.copy_(W * scale / math.sqrt(H))
     return cell
 
 
@@ -157,14 +161,16 @@ def trained_rnn_gradients(
     return hidden_state_gradients(cell, x, readout.to(device), labels)
 
 
-def jacobian_norms(cell: ElmanCell, x: Tensor) -> Tensor:
+def jacobian_norms(cell: RNNCell, x: Tensor) -> Tensor:
     """‖∂h_T/∂h_{T−k}‖₂ (largest singular value) for k = 0..T−1, one sequence x (T, D).
 
     Built from the lecture's product: ∂h_t/∂h_{t−1} = diag(1 − h_t²) W_h, multiplied from the
     last step backwards. Returns a (T,) tensor; entry k is the norm after k factors (k = 0: I).
     """
-    if not isinstance(cell, ElmanCell):
-        raise TypeError(f"jacobian_norms needs an ElmanCell; got {type(cell).__name__}")
+    if not isinstance(cell, RNNCell) or cell.nonlinearity != "tanh":
+        raise TypeError(
+            f"jacobian_norms needs a tanh RNNCell; got {type(cell).__name__}"
+        )
     if x.dim() != 2:
         raise ValueError(f"x must be one sequence (T, D); got {tuple(x.shape)}")
     with torch.no_grad():
@@ -175,7 +181,8 @@ def jacobian_norms(cell: ElmanCell, x: Tensor) -> Tensor:
             hs.append(h[0])
         J = torch.eye(cell.hidden_size, dtype=x.dtype, device=x.device)  # (H, H)
         norms = [torch.linalg.matrix_norm(J, ord=2)]
+        W_h = cell.W_hh.T  # (H, H)  the lecture's column form
         for h_t in reversed(hs[1:]):
-            J = J @ ((1 - h_t**2)[:, None] * cell.weight_hh)  # (H, H)
+            J = J @ ((1 - h_t**2)[:, None] * W_h)  # (H, H)
             norms.append(torch.linalg.matrix_norm(J, ord=2))
     return torch.stack(norms)  # (T,)

@@ -19,81 +19,30 @@ Simplified GRU (*Sequence Models*, week 1), one gate, the memory cell c = the hi
     c̃_t = tanh(W_c [c_{t−1}, x_t] + b_c)
     c_t = Γ_u ⊙ c̃_t + (1 − Γ_u) ⊙ c_{t−1}
 
-Both follow the cell interface of ``course_lib.rnn.lstm`` (state = a 1-tuple ``(h,)``).
+Both follow the cell interface of ``course_lib.rnn.cell`` (state = a 1-tuple ``(h,)``).
 Shape legend: B batch, D input width, H hidden width.
 """
 
 from __future__ import annotations
 
-import math
-
 import torch
-from torch import Tensor, nn
+from torch import Tensor
 
-from course_lib.rnn.lstm import check_step_inputs
+from course_lib.rnn.cell import TorchLayoutCell, check_step_inputs
 
 __all__ = ["GRUCell", "SimplifiedGRUCell"]
 
 
-class _GatedCell(nn.Module):
-    """Parameters ``weight_ih`` (kH, D), ``weight_hh`` (kH, H), biases (kH,), U(±1/√H)."""
+class _GatedCell(TorchLayoutCell):
+    """A one-state cell that mixes h_{t−1} and a candidate by a ``keep`` gate (both GRUs)."""
 
-    state_size = 1
     n_blocks = 3
-
-    def __init__(
-        self,
-        input_size: int,
-        hidden_size: int,
-        *,
-        bias: bool = True,
-        device: torch.device | str | None = None,
-        dtype: torch.dtype | None = None,
-    ) -> None:
-        super().__init__()
-        if not (isinstance(input_size, int) and isinstance(hidden_size, int)):
-            raise TypeError("input_size and hidden_size must be ints")
-        if input_size < 1 or hidden_size < 1:
-            raise ValueError(
-                f"input_size and hidden_size must be >= 1; got {input_size}, {hidden_size}"
-            )
-        self.input_size, self.hidden_size = input_size, hidden_size
-        kw = {"device": device, "dtype": dtype}
-        kH = self.n_blocks * hidden_size
-        self.weight_ih = nn.Parameter(torch.empty(kH, input_size, **kw))
-        self.weight_hh = nn.Parameter(torch.empty(kH, hidden_size, **kw))
-        self.bias_ih = nn.Parameter(torch.empty(kH, **kw)) if bias else None
-        self.bias_hh = nn.Parameter(torch.empty(kH, **kw)) if bias else None
-        bound = 1.0 / math.sqrt(hidden_size)
-        for p in self.parameters():
-            nn.init.uniform_(p, -bound, bound)
-
-    def init_state(
-        self,
-        batch: int,
-        *,
-        device: torch.device | str | None = None,
-        dtype: torch.dtype | None = None,
-    ) -> tuple[Tensor]:
-        """The zero state ``(h_0,)``, (B, H)."""
-        dtype = dtype or self.weight_hh.dtype
-        return (torch.zeros(batch, self.hidden_size, device=device, dtype=dtype),)
-
-    def _projections(self, x: Tensor, h: Tensor) -> tuple[Tensor, Tensor]:
-        gi = x @ self.weight_ih.T  # (B, kH)
-        gh = h @ self.weight_hh.T  # (B, kH)
-        if self.bias_ih is not None:
-            gi, gh = gi + self.bias_ih, gh + self.bias_hh  # (B, kH), (B, kH)
-        return gi, gh
 
     def forward(self, x: Tensor, state: tuple[Tensor]) -> tuple[Tensor, tuple[Tensor]]:
         """One step. x: (B, D); state ``(h_{t−1},)``. Returns h_t (B, H) and ``(h_t,)``."""
         g = self.gates(x, state)
         h = g["keep"] * state[0] + (1 - g["keep"]) * g["candidate"]  # (B, H)
         return h, (h,)
-
-    def extra_repr(self) -> str:
-        return f"{self.input_size}, {self.hidden_size}"
 
 
 class GRUCell(_GatedCell):
@@ -123,7 +72,7 @@ class GRUCell(_GatedCell):
         check_step_inputs(self, x, state)
         h = state[0]
         H = self.hidden_size
-        gi, gh = self._projections(x, h)  # (B, 3H), (B, 3H)
+        gi, gh = self.projections(x, h)  # (B, 3H), (B, 3H)
         r = torch.sigmoid(gi[:, :H] + gh[:, :H])  # (B, H)
         z = torch.sigmoid(gi[:, H : 2 * H] + gh[:, H : 2 * H])  # (B, H)
         if self.reset_after:
@@ -153,7 +102,7 @@ class SimplifiedGRUCell(_GatedCell):
         """``update`` Γ_u, ``keep`` 1 − Γ_u and ``candidate`` c̃_t, each (B, H)."""
         check_step_inputs(self, x, state)
         H = self.hidden_size
-        gi, gh = self._projections(x, state[0])  # (B, 2H), (B, 2H)
+        gi, gh = self.projections(x, state[0])  # (B, 2H), (B, 2H)
         u = torch.sigmoid(gi[:, :H] + gh[:, :H])  # (B, H)  Γ_u
         c = torch.tanh(gi[:, H:] + gh[:, H:])  # (B, H)  c̃_t
         return {"update": u, "keep": 1 - u, "candidate": c}

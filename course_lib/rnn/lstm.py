@@ -16,95 +16,34 @@ the two give the same numbers. Because C_t depends on C_{t−1} through a sum,
 ∂C_t/∂C_{t−1} = diag(F_t) (plus terms through the gates): with F_t = 1 and I_t = 0 the cell
 copies its content unchanged for any number of steps, and so does the gradient.
 
-Every cell of ``course_lib.rnn`` has the same small interface, which the wrappers of
-``course_lib.rnn.stacked`` rely on: ``input_size``, ``hidden_size``, ``state_size`` (tensors in
-the state), ``init_state(batch, device=, dtype=)`` and ``forward(x, state) -> (h, state)`` with
-the state a tuple of (B, H) tensors; ``gates(x, state)`` returns the gate values for plots.
+Every cell of ``course_lib.rnn`` has the small interface of ``course_lib.rnn.cell``, which
+the wrappers of ``course_lib.rnn.stacked`` rely on; ``gates(x, state)`` returns the gate values
+for plots.
 
 Shape legend: B batch, D input width, H hidden width.
 """
 
 from __future__ import annotations
 
-import math
-
 import torch
-from torch import Tensor, nn
+from torch import Tensor
 
-__all__ = ["LSTMCell", "check_step_inputs"]
+from course_lib.rnn.cell import TorchLayoutCell, check_step_inputs
 
-
-def check_step_inputs(cell: nn.Module, x: Tensor, state: tuple[Tensor, ...]) -> None:
-    """Raise ValueError/TypeError unless x is (B, D) and the state holds (B, H) tensors."""
-    if not isinstance(x, Tensor):
-        raise TypeError(f"x must be a tensor (B, D); got {type(x).__name__}")
-    if x.dim() != 2 or x.size(1) != cell.input_size:
-        raise ValueError(
-            f"x must have shape (B, {cell.input_size}) = (batch, input_size); "
-            f"got {tuple(x.shape)}"
-        )
-    if not isinstance(state, tuple) or len(state) != cell.state_size:
-        raise TypeError(
-            f"{type(cell).__name__} needs a state tuple of {cell.state_size} tensor(s) "
-            f"(B, H); got {type(state).__name__}"
-            + (f" of length {len(state)}" if isinstance(state, tuple) else "")
-        )
-    for s in state:
-        if s.shape != (x.size(0), cell.hidden_size):
-            raise ValueError(
-                f"state tensors must have shape (B, H) = ({x.size(0)}, "
-                f"{cell.hidden_size}) to match x; got {tuple(s.shape)}"
-            )
+__all__ = ["LSTMCell"]
 
 
-class LSTMCell(nn.Module):
+class LSTMCell(TorchLayoutCell):
     """One LSTM step (lecture 6): C_t = F_t ⊙ C_{t−1} + I_t ⊙ C̃_t, H_t = O_t ⊙ tanh(C_t).
 
+    ``LSTMCell(input_size, hidden_size, *, bias=True, device=None, dtype=None)``.
     Parameters as in ``torch.nn.LSTM`` (and initialised the same way, U(−1/√H, 1/√H)):
     ``weight_ih`` (4H, D), ``weight_hh`` (4H, H), ``bias_ih`` and ``bias_hh`` (4H,), gate
     blocks in the order i, f, g, o. Chapter 6.
     """
 
     state_size = 2  # (h, c)
-
-    def __init__(
-        self,
-        input_size: int,
-        hidden_size: int,
-        *,
-        bias: bool = True,
-        device: torch.device | str | None = None,
-        dtype: torch.dtype | None = None,
-    ) -> None:
-        super().__init__()
-        if not (isinstance(input_size, int) and isinstance(hidden_size, int)):
-            raise TypeError("input_size and hidden_size must be ints")
-        if input_size < 1 or hidden_size < 1:
-            raise ValueError(
-                f"input_size and hidden_size must be >= 1; got {input_size}, {hidden_size}"
-            )
-        self.input_size, self.hidden_size = input_size, hidden_size
-        kw = {"device": device, "dtype": dtype}
-        H = hidden_size
-        self.weight_ih = nn.Parameter(torch.empty(4 * H, input_size, **kw))
-        self.weight_hh = nn.Parameter(torch.empty(4 * H, H, **kw))
-        self.bias_ih = nn.Parameter(torch.empty(4 * H, **kw)) if bias else None
-        self.bias_hh = nn.Parameter(torch.empty(4 * H, **kw)) if bias else None
-        bound = 1.0 / math.sqrt(H)
-        for p in self.parameters():
-            nn.init.uniform_(p, -bound, bound)
-
-    def init_state(
-        self,
-        batch: int,
-        *,
-        device: torch.device | str | None = None,
-        dtype: torch.dtype | None = None,
-    ) -> tuple[Tensor, Tensor]:
-        """The zero state (h_0, c_0), each (B, H)."""
-        dtype = dtype or self.weight_hh.dtype
-        zeros = torch.zeros(batch, self.hidden_size, device=device, dtype=dtype)
-        return zeros, zeros.clone()  # (B, H), (B, H)
+    n_blocks = 4  # i, f, g, o
 
     def gates(self, x: Tensor, state: tuple[Tensor, Tensor]) -> dict[str, Tensor]:
         """The gate values of one step: ``input``, ``forget``, ``candidate``, ``output``.
@@ -112,11 +51,8 @@ class LSTMCell(nn.Module):
         x: (B, D); state: (h_{t−1}, c_{t−1}), each (B, H). Every value is (B, H).
         """
         check_step_inputs(self, x, state)
-        h = state[0]
-        z = x @ self.weight_ih.T + h @ self.weight_hh.T  # (B, 4H)
-        if self.bias_ih is not None:
-            z = z + self.bias_ih + self.bias_hh  # (B, 4H)
-        i, f, g, o = z.chunk(4, dim=1)  # 4 × (B, H)
+        gi, gh = self.projections(x, state[0])  # (B, 4H), (B, 4H)
+        i, f, g, o = (gi + gh).chunk(4, dim=1)  # 4 × (B, H)
         return {
             "input": torch.sigmoid(i),  # (B, H)  I_t
             "forget": torch.sigmoid(f),  # (B, H)  F_t
@@ -132,6 +68,3 @@ class LSTMCell(nn.Module):
         c = g["forget"] * state[1] + g["input"] * g["candidate"]  # (B, H)  C_t
         h = g["output"] * torch.tanh(c)  # (B, H)  H_t
         return h, (h, c)
-
-    def extra_repr(self) -> str:
-        return f"{self.input_size}, {self.hidden_size}"

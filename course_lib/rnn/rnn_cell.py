@@ -11,25 +11,31 @@ parameters are used at every time step (parameter sharing across time).
 ``torch.nn.RNN`` computes h_t = tanh(x_t W_ihᵀ + b_ih + h_{t-1} W_hhᵀ + b_hh): its two
 biases add up to our b_h. :func:`copy_from_torch` copies its weights in.
 
+:class:`RNNCell` has the cell interface of ``course_lib.rnn.cell`` (the state is the
+1-tuple ``(h,)``), so Chapter 6's ``course_lib.rnn.stacked.RecurrentNet`` runs the same
+cell deep and bidirectional (``cell="rnn"``) and ``gradient_through_time`` differentiates it.
+
 Shape legend: B batch, T time, D input width, H hidden width.
 """
 
 from __future__ import annotations
 
-import math
-
 import torch
 from torch import Tensor, nn
+
+from course_lib.rnn.cell import RecurrentCell, check_step_inputs, torch_parameters
+
+__all__ = ["NONLINEARITIES", "RNN", "RNNCell", "copy_from_torch"]
 
 NONLINEARITIES = ("tanh", "relu")
 
 
-class RNNCell(nn.Module):
-    r"""One step H_t = φ(X_t W_xh + H_{t-1} W_hh + b_h) (d2l.ai eq. 9.4.5). Chapter 5.
+class RNNCell(RecurrentCell):
+    r"""One step H_t = φ(X_t W_xh + H_{t-1} W_hh + b_h) (d2l.ai eq. 9.4.5). Chapters 5, 6.
 
-    input_size D, hidden_size H; nonlinearity ``"tanh"`` or ``"relu"``.
-    Parameters: W_xh (D, H), W_hh (H, H), b_h (H,), initialised U(-1/√H, 1/√H) as
-    ``torch.nn.RNN``.
+    input_size D, hidden_size H; nonlinearity ``"tanh"`` or ``"relu"``; ``bias=False``
+    drops b_h. Parameters: W_xh (D, H), W_hh (H, H), b_h (H,), initialised
+    U(-1/√H, 1/√H) as ``torch.nn.RNN``. ``forward(x, (h,))`` returns h_t and ``(h_t,)``.
     """
 
     def __init__(
@@ -38,33 +44,48 @@ class RNNCell(nn.Module):
         hidden_size: int,
         nonlinearity: str = "tanh",
         *,
+        bias: bool = True,
         device: torch.device | str | None = None,
         dtype: torch.dtype | None = None,
     ) -> None:
-        super().__init__()
-        for name, value in (("input_size", input_size), ("hidden_size", hidden_size)):
-            if not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive int, got {value!r}")
+        super().__init__(input_size, hidden_size)
         if nonlinearity not in NONLINEARITIES:
             raise ValueError(
                 f"nonlinearity must be one of {NONLINEARITIES}, got {nonlinearity!r}"
             )
-        self.input_size, self.hidden_size = input_size, hidden_size
         self.nonlinearity = nonlinearity
-        kw = dict(device=device, dtype=dtype)
-        bound = 1 / math.sqrt(hidden_size)
-        self.W_xh = nn.Parameter(
-            torch.empty(input_size, hidden_size, **kw).uniform_(-bound, bound)
-        )
-        self.W_hh = nn.Parameter(
-            torch.empty(hidden_size, hidden_size, **kw).uniform_(-bound, bound)
-        )
-        self.b_h = nn.Parameter(torch.empty(hidden_size, **kw).uniform_(-bound, bound))
+        kw = {"device": device, "dtype": dtype}
+        self.W_xh = nn.Parameter(torch.empty(input_size, hidden_size, **kw))
+        self.W_hh = nn.Parameter(torch.empty(hidden_size, hidden_size, **kw))
+        self.b_h = nn.Parameter(torch.empty(hidden_size, **kw)) if bias else None
+        self.reset_parameters()
 
-    def forward(self, x: Tensor, h: Tensor) -> Tensor:
-        """x: (B, D), h: (B, H) -> the next hidden state (B, H)."""
-        z = x @ self.W_xh + h @ self.W_hh + self.b_h  # (B, H)
-        return torch.tanh(z) if self.nonlinearity == "tanh" else torch.relu(z)  # (B, H)
+    def forward(self, x: Tensor, state: tuple[Tensor]) -> tuple[Tensor, tuple[Tensor]]:
+        """x: (B, D), state ``(H_{t-1},)`` (B, H) -> H_t (B, H) and the next state ``(H_t,)``."""
+        check_step_inputs(self, x, state)
+        z = x @ self.W_xh + state[0] @ self.W_hh  # (B, H)
+        if self.b_h is not None:
+            z = z + self.b_h  # (B, H)
+        h = torch.tanh(z) if self.nonlinearity == "tanh" else torch.relu(z)  # (B, H)
+        return h, (h,)
+
+    def load_torch_parameters(self, params: dict[str, Tensor | None]) -> RNNCell:
+        """Copy one layer of ``torch.nn.RNN`` (``course_lib.rnn.cell.torch_parameters``) in:
+        W_xh = W_ihᵀ, W_hh = W_hhᵀ, b_h = b_ih + b_hh (0 when torch has no biases)."""
+        if self.b_h is None and params["bias_ih"] is not None:
+            raise ValueError("one has biases and the other not")
+        with torch.no_grad():
+            self.W_xh.copy_(params["weight_ih"].T)
+            self.W_hh.copy_(params["weight_hh"].T)
+            if self.b_h is not None:
+                bias = torch.zeros_like(self.b_h)
+                if params["bias_ih"] is not None:
+                    bias = params["bias_ih"] + params["bias_hh"]
+                self.b_h.copy_(bias)
+        return self
+
+    def extra_repr(self) -> str:
+        return f"{super().extra_repr()}, nonlinearity={self.nonlinearity!r}"
 
 
 class RNN(nn.Module):
@@ -107,7 +128,7 @@ class RNN(nn.Module):
             h = h0  # (B, H)
         states = []
         for t in range(T):
-            h = self.cell(x[:, t], h)  # (B, H)
+            h, _ = self.cell(x[:, t], (h,))  # (B, H)
             states.append(h)
         return torch.stack(states, dim=1), h  # (B, T, H), (B, H)
 
@@ -131,11 +152,5 @@ def copy_from_torch(ours: RNN, theirs: nn.RNN) -> RNN:
             f"sizes/nonlinearity differ: ours {(cell.input_size, cell.hidden_size, cell.nonlinearity)}, "
             f"torch {(theirs.input_size, theirs.hidden_size, theirs.nonlinearity)}"
         )
-    with torch.no_grad():
-        cell.W_xh.copy_(theirs.weight_ih_l0.T)
-        cell.W_hh.copy_(theirs.weight_hh_l0.T)
-        bias = torch.zeros_like(cell.b_h)
-        if theirs.bias:
-            bias = theirs.bias_ih_l0 + theirs.bias_hh_l0
-        cell.b_h.copy_(bias)
+    ours.cell.load_torch_parameters(torch_parameters(theirs))
     return ours

@@ -4,10 +4,10 @@ CS224N lecture 6: a **bidirectional** RNN runs one RNN left to right and another
 and concatenates their states, h_t = [→h_t; ←h_t], so the representation of "Teddy" in
 "Teddy bears are on sale" sees the words after it; a **deep** (stacked) RNN feeds the hidden
 states of layer l as the inputs of layer l + 1 (Graves et al., 2013). ``RecurrentNet`` wraps
-any cell with the interface of ``course_lib.rnn.lstm`` (``ElmanCell`` below, ``LSTMCell``,
-``GRUCell``, ``SimplifiedGRUCell``) and returns what ``torch.nn.RNN/LSTM/GRU`` with
-``batch_first=True`` return, the same numbers once ``load_torch_weights`` has copied a torch
-module's weights.
+any cell with the interface of ``course_lib.rnn.cell`` (Chapter 5's ``RNNCell``,
+``LSTMCell``, ``GRUCell``, ``SimplifiedGRUCell``) and returns what ``torch.nn.RNN/LSTM/GRU``
+with ``batch_first=True`` return, the same numbers once ``load_torch_weights`` has copied a
+torch module's weights.
 
 Padding: a batch of sequences of different lengths is a (B, T, D) tensor plus ``lengths``
 (B,). At a padded step the state is carried over unchanged (a mask), the output is zero, and
@@ -19,84 +19,24 @@ Shape legend: B batch, T time, D input width, H hidden width, L layers, K direct
 
 from __future__ import annotations
 
-import math
-
 import torch
 from torch import Tensor, nn
 
+from course_lib.rnn.cell import torch_parameters
 from course_lib.rnn.gru import GRUCell, SimplifiedGRUCell
-from course_lib.rnn.lstm import LSTMCell, check_step_inputs
+from course_lib.rnn.lstm import LSTMCell
+from course_lib.rnn.rnn_cell import RNNCell
 
 __all__ = [
     "CELLS",
-    "ElmanCell",
     "RecurrentNet",
     "load_torch_weights",
     "reverse_padded",
     "run_direction",
 ]
 
-
-class ElmanCell(nn.Module):
-    """The vanilla (Elman) RNN step, h_t = tanh(W_ih x_t + b_ih + W_hh h_{t−1} + b_hh).
-
-    Parameters as ``torch.nn.RNN`` (``nonlinearity="tanh"``); here in the cell interface of
-    ``course_lib.rnn.lstm`` so the wrappers can compare it with the gated cells. Chapters 5, 6.
-    """
-
-    state_size = 1
-
-    def __init__(
-        self,
-        input_size: int,
-        hidden_size: int,
-        *,
-        bias: bool = True,
-        device: torch.device | str | None = None,
-        dtype: torch.dtype | None = None,
-    ) -> None:
-        super().__init__()
-        if input_size < 1 or hidden_size < 1:
-            raise ValueError(
-                f"input_size and hidden_size must be >= 1; got {input_size}, {hidden_size}"
-            )
-        self.input_size, self.hidden_size = input_size, hidden_size
-        kw = {"device": device, "dtype": dtype}
-        self.weight_ih = nn.Parameter(torch.empty(hidden_size, input_size, **kw))
-        self.weight_hh = nn.Parameter(torch.empty(hidden_size, hidden_size, **kw))
-        self.bias_ih = nn.Parameter(torch.empty(hidden_size, **kw)) if bias else None
-        self.bias_hh = nn.Parameter(torch.empty(hidden_size, **kw)) if bias else None
-        bound = 1.0 / math.sqrt(hidden_size)
-        for p in self.parameters():
-            nn.init.uniform_(p, -bound, bound)
-
-    def init_state(
-        self,
-        batch: int,
-        *,
-        device: torch.device | str | None = None,
-        dtype: torch.dtype | None = None,
-    ) -> tuple[Tensor]:
-        """The zero state ``(h_0,)``, (B, H)."""
-        dtype = dtype or self.weight_hh.dtype
-        return (torch.zeros(batch, self.hidden_size, device=device, dtype=dtype),)
-
-    def gates(self, x: Tensor, state: tuple[Tensor]) -> dict[str, Tensor]:
-        """No gates: only the pre-activation ``z`` = W_ih x + W_hh h + b, (B, H)."""
-        check_step_inputs(self, x, state)
-        z = x @ self.weight_ih.T + state[0] @ self.weight_hh.T  # (B, H)
-        if self.bias_ih is not None:
-            z = z + self.bias_ih + self.bias_hh  # (B, H)
-        return {"z": z}
-
-    def forward(self, x: Tensor, state: tuple[Tensor]) -> tuple[Tensor, tuple[Tensor]]:
-        """One step. x: (B, D); state ``(h_{t−1},)``. Returns h_t (B, H) and ``(h_t,)``."""
-        h = torch.tanh(self.gates(x, state)["z"])  # (B, H)
-        return h, (h,)
-
-
 CELLS: dict[str, type[nn.Module]] = {
-    "rnn": ElmanCell,
+    "rnn": RNNCell,
     "lstm": LSTMCell,
     "gru": GRUCell,
     "simple_gru": SimplifiedGRUCell,
@@ -281,19 +221,20 @@ class RecurrentNet(nn.Module):
         return layer_in, stacked[0] if self.state_size == 1 else stacked
 
 
-_TORCH_CELLS = {nn.RNN: ElmanCell, nn.LSTM: LSTMCell, nn.GRU: GRUCell}
+_TORCH_CELLS = {nn.RNN: RNNCell, nn.LSTM: LSTMCell, nn.GRU: GRUCell}
 
 
 def load_torch_weights(net: RecurrentNet, module: nn.RNNBase) -> RecurrentNet:
     """Copy the weights of ``torch.nn.RNN/LSTM/GRU`` into ``net`` (same sizes); returns net.
 
-    torch names them ``weight_ih_l{l}{_reverse}`` etc.; ours are ``cells[l·K + k].weight_ih``.
+    torch names them ``weight_ih_l{l}{_reverse}`` etc.; ``cells[l·K + k]`` copies its own
+    (``load_torch_parameters``: by name, or transposed for Chapter 5's ``RNNCell``).
     """
     want = _TORCH_CELLS.get(type(module))
     if want is None or not isinstance(net.cells[0], want):
         raise TypeError(
             f"cannot copy a {type(module).__name__} into a RecurrentNet of "
-            f"{type(net.cells[0]).__name__}; the pairs are RNN/ElmanCell (tanh), "
+            f"{type(net.cells[0]).__name__}; the pairs are RNN/RNNCell (tanh), "
             "LSTM/LSTMCell, GRU/GRUCell"
         )
     if getattr(module, "nonlinearity", "tanh") != "tanh" or module.proj_size:
@@ -311,15 +252,8 @@ def load_torch_weights(net: RecurrentNet, module: nn.RNNBase) -> RecurrentNet:
         raise ValueError(
             "RecurrentNet is batch first: build the torch module with batch_first=True"
         )
-    with torch.no_grad():
-        for l in range(net.num_layers):
-            for k in range(net.num_directions):
-                cell, suffix = net.cells[l * net.num_directions + k], "_reverse" * k
-                for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh"):
-                    theirs = getattr(module, f"{name}_l{l}{suffix}", None)
-                    ours = getattr(cell, name)
-                    if (theirs is None) != (ours is None):
-                        raise ValueError("one has biases and the other not")
-                    if ours is not None:
-                        ours.copy_(theirs)
+    for l in range(net.num_layers):
+        for k in range(net.num_directions):
+            cell = net.cells[l * net.num_directions + k]
+            cell.load_torch_parameters(torch_parameters(module, l, reverse=k == 1))
     return net

@@ -1,0 +1,32 @@
+"""dependency_arcs (course_lib.viz_dependency): arcs above, gold arcs below, the colours of
+right and wrong arcs, words without a head yet, bad input."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import pytest
+from matplotlib.colors import to_rgba
+
+from course_lib.parsing import LECTURE_EVAL_EXAMPLE as EV
+from course_lib.viz_dependency import CORRECT, WRONG_HEAD, WRONG_LABEL, dependency_arcs
+from course_lib.widgets.parser import dependency_arcs as reexported
+
+
+def test_predicted_arcs_above_gold_below_coloured_by_correctness():
+    ax = dependency_arcs(EV["words"], EV["pred_heads"], EV["pred_deprels"],
+                         gold_heads=EV["gold_heads"], gold_labels=EV["gold_deprels"])  # fmt: skip
+    assert len(ax.patches) == 10  # 5 predicted arcs above, 5 gold arcs below
+    colours = {tuple(p.get_edgecolor()) for p in ax.patches[:5]}
+    assert colours == {to_rgba(c) for c in (CORRECT, WRONG_LABEL, WRONG_HEAD)}
+    plt.close(ax.figure)
+
+
+def test_no_head_yet_draws_no_arc_and_bad_input():
+    ax = dependency_arcs(["a", "b"], [-1, 0], title="partial")
+    assert len(ax.patches) == 1 and ax.get_title() == "partial"
+    plt.close(ax.figure)
+    with pytest.raises(ValueError, match="one head"):
+        dependency_arcs(["a", "b"], [0])
+    with pytest.raises(ValueError, match="gold_heads needs 2"):
+        dependency_arcs(["a", "b"], [0, 1], gold_heads=[0])
+    assert reexported is dependency_arcs  # the widget module's old import still works
