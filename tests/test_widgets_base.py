@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 import torch
 import traitlets as t
 
 from course_lib.widgets import HeatmapExplorer, base
-from course_lib.widgets.base import CourseWidget, js_path, show, to_jsonable
+from course_lib.widgets.base import CourseWidget, js_path, js_source, show, to_jsonable
 
 
 def test_to_jsonable_rounds_and_maps_nonfinite_to_none():
@@ -38,23 +40,64 @@ def test_widget_mode(monkeypatch):
 
 
 def test_esm_is_read_once_as_text_no_file_watching():
-    source = js_path("heatmap").read_text(encoding="utf-8")
+    source = js_source("heatmap")
     assert HeatmapExplorer._esm == source  # a str, not anywidget's FileContents
     assert HeatmapExplorer._esm_source == source
+    module = js_path("heatmap").read_text(encoding="utf-8")
+    assert source.endswith(module) and "function make(" in source
+    assert "function svg(" not in source  # only the shared helpers the module uses
     with pytest.raises(FileNotFoundError, match="nope"):
         js_path("nope")
 
 
 def test_js_modules_follow_the_pattern():
-    for path in base.JS_DIR.glob("*.js"):
-        text = path.read_text(encoding="utf-8")
-        assert "export default" in text, path
+    common = base.COMMON_JS.read_text(encoding="utf-8")
+    lines = [line.lstrip() for line in common.splitlines()]
+    assert not any(line.startswith(("import ", "export ")) for line in lines)
+    modules = [p for p in base.JS_DIR.glob("*.js") if p != base.COMMON_JS]
+    assert len(modules) >= 7
+    for path in modules:
+        text = js_source(path.stem)  # what runs: the shared helpers, then the module
+        assert text.count("export default") == 1, path
         assert not any(
             line.lstrip().startswith("import ") for line in text.splitlines()
         )
         assert "import(" not in text and "fetch(" not in text, path
         assert "http://" not in text and "https://" not in text, path
         assert "data-lm-suppress-shortcuts" in text, path
+
+
+def test_js_modules_do_not_redeclare_the_shared_helpers():
+    # one module scope: a name declared twice is a SyntaxError only a browser would show
+    top = re.compile(r"^(?:function|const|let|var|class)\s+([A-Za-z_$][\w$]*)", re.M)
+    shared = set(top.findall(base.COMMON_JS.read_text(encoding="utf-8")))
+    assert {"make", "control", "svg", "viridisColour", "uniqueId"} <= shared
+    for path in base.JS_DIR.glob("*.js"):
+        if path != base.COMMON_JS:
+            own = set(top.findall(path.read_text(encoding="utf-8")))
+            assert not own & shared, (path, own & shared)
+
+
+def test_js_source_takes_only_the_helpers_a_module_needs(tmp_path, monkeypatch):
+    common = tmp_path / "_common.js"
+    common.write_text(
+        "// header\n\nlet n = 0;\n\n// a comment\nfunction tick() {\n  return ++n;\n}"
+        "\n\nfunction unused() {}\n",
+        encoding="utf-8",
+    )
+    module = "export default { render() { tick(); } };\n"
+    (tmp_path / "w.js").write_text(module, encoding="utf-8")
+    monkeypatch.setattr(base, "COMMON_JS", common)
+    monkeypatch.setattr(base, "JS_DIR", tmp_path)
+    assert js_source("w") == (
+        "// js/_common.js (shared helpers)\nlet n = 0;\nfunction tick() {\n"
+        "  return ++n;\n}\n// js/w.js\n" + module
+    )  # tick, and n that tick uses; not unused(), nor the comments
+    common.write_text(
+        "// header\n\nfunction f() {\n\n  return 1;\n}\n", encoding="utf-8"
+    )
+    with pytest.raises(ValueError, match="must declare a function"):
+        js_source("w")
 
 
 class _Tiny(CourseWidget):

@@ -14,7 +14,7 @@ from widget_browser import offline_page, write_widget_page
 
 from course_lib.embeddings import OutOfVocabularyError, analogy, nearest_neighbours
 from course_lib.viz import project_2d
-from course_lib.widgets.base import js_path
+from course_lib.widgets.base import js_source
 from course_lib.widgets.embedding_explorer import EmbeddingExplorer
 
 WORDS = [
@@ -166,9 +166,7 @@ def test_html_bundle_is_self_contained(html):
     for key in ("words", "neighbours", "analogies", "points", "labels", "word_index"):
         assert state[key] == getattr(w, key)
     assert state["_kernel"] is False and state["title"] == w.title
-    assert _script(page, "-esm") == js_path("embedding_explorer").read_text(
-        encoding="utf-8"
-    )
+    assert _script(page, "-esm") == js_source("embedding_explorer")
     assert page.count("</script") == 3 and "<!--" not in page
     assert "http://" not in page and "https://" not in page
     assert not re.search(r"<script[^>]*\bsrc=", page, re.I)

@@ -16,7 +16,7 @@ import torch.nn.functional as F
 from matplotlib.figure import Figure
 from widget_browser import offline_page, write_widget_page
 
-from course_lib.widgets.base import js_path
+from course_lib.widgets.base import js_source
 from course_lib.widgets.gradient_flow import (
     MLP_ACTIVATIONS,
     QUANTILES,
@@ -257,7 +257,7 @@ def test_html_bundle_is_self_contained(mlp_widget):
     state = _script(page, "-state")
     assert state["states"] == mlp_widget.states and state["_kernel"] is False
     assert state["selection"] == mlp_widget.selection and "_esm" not in state
-    assert _script(page, "-esm") == js_path("gradient_flow").read_text(encoding="utf-8")
+    assert _script(page, "-esm") == js_source("gradient_flow")
     assert page.count("</script") == 3
     assert "http://" not in page and "https://" not in page
     assert not re.search(r"<script[^>]*\bsrc=", page, re.I)

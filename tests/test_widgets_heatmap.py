@@ -11,7 +11,7 @@ import torch
 from matplotlib.figure import Figure
 
 from course_lib.widgets import HeatmapExplorer
-from course_lib.widgets.base import js_path
+from course_lib.widgets.base import js_source
 
 WORDS = ["king", "queen", "man"]
 
@@ -124,7 +124,7 @@ def test_html_bundle_is_self_contained(html):
     assert state["title"] == title and state["index"] == 0
     assert state["_kernel"] is False  # the JS hides kernel-only controls
     assert "_esm" not in state  # the module travels once, in its own block
-    assert _script(page, "-esm") == js_path("heatmap").read_text(encoding="utf-8")
+    assert _script(page, "-esm") == js_source("heatmap")
     assert "export default" in page  # the module's own text, JSON-escaped
     # exactly our three closing tags; no data or module text can end a script early
     assert page.count("</script") == 3 and page.lower().count("</script") == 3

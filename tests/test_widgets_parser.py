@@ -19,12 +19,8 @@ from course_lib.parsing import (
     build_vocabs,
     parse_one,
 )
-from course_lib.widgets.base import js_path
-from course_lib.widgets.parser import (
-    ParserStateExplorer,
-    dependency_arcs,
-    parse_tagged_text,
-)
+from course_lib.widgets.base import js_source
+from course_lib.widgets.parser import ParserStateExplorer, parse_tagged_text
 
 EX = LECTURE_EXAMPLE
 I_ATE_FISH = (EX["words"], EX["upos"], EX["heads"], EX["deprels"])
@@ -149,13 +145,13 @@ def test_html_bundle_is_self_contained(html, parser):
     assert state["sentences"] == w.sentences and state["_kernel"] is False
     assert state["title"] == "a </script>" and state["step"] == 0
     esm = json.loads(re.search(r'id="[^"]+-esm">(.*?)</script>', page, re.S).group(1))
-    assert esm == js_path("parser").read_text(encoding="utf-8")
+    assert esm == js_source("parser")
     assert page.count("</script") == 3
     assert not re.search(r"<script[^>]*\bsrc=", page) and "http" not in page
     assert len(page) < 60_000  # two short sentences with top-4 probabilities
 
 
-def test_static_figure_and_dependency_arcs(live, parser):
+def test_static_figure(live, parser):
     model, vocabs = parser
     w = ParserStateExplorer([SHE_SAW], model, vocabs, title="parse")
     fig = w.static_figure(max_rows=6)
@@ -166,14 +162,6 @@ def test_static_figure_and_dependency_arcs(live, parser):
     assert cells[(0, 3)].get_text().get_text() == "transition taken"
     assert cells[(5, 0)].get_text().get_text() == "…"  # 6 rows: 4 first, …, the last
     assert cells[(6, 3)].get_text().get_text() == "(done)"
-    ax = dependency_arcs(EV["words"], EV["pred_heads"], EV["pred_deprels"],
-                         gold_heads=EV["gold_heads"], gold_labels=EV["gold_deprels"])  # fmt: skip
-    assert len(ax.patches) == 10  # 5 predicted arcs above, 5 gold arcs below
-    colours = [p.get_edgecolor() for p in ax.patches[:5]]
-    assert len({tuple(c) for c in colours}) == 3  # right, wrong label, wrong head
-    assert len(dependency_arcs(["a", "b"], [-1, 0]).patches) == 1  # no head yet: no arc
-    with pytest.raises(ValueError, match="one head"):
-        dependency_arcs(["a", "b"], [0])
 
 
 def test_browser_steps_forward_back_and_switches_sentence(tmp_path, html, parser):

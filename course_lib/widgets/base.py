@@ -2,9 +2,12 @@
 
 A widget family is a ``CourseWidget`` subclass with one dependency-free ES module
 ``course_lib/widgets/js/<name>.js`` (``export default { render({ model, el }) }``, using only
-``model.get/set/on/off/save_changes``). Python precomputes every state the controls can
-reach and stores it, rounded, in synced traits; work that needs a kernel is a Python
-observer that recomputes the same traits.
+``model.get/set/on/off/save_changes``). The helpers the modules share (``make``,
+``control``, ``svg``, the viridis ramp, the heatmap grid...) are declared once in
+``js/_common.js`` (no ``import`` or ``export``): ``js_source`` puts the ones a module uses in
+front of it, and that one text is what runs in both modes. Python precomputes every state
+the controls can reach and stores it, rounded, in synced traits; work that needs a kernel
+is a Python observer that recomputes the same traits.
 
 ``COURSE_WIDGET_MODE`` picks how a widget shows itself:
 
@@ -30,16 +33,18 @@ import json
 import math
 import os
 import pathlib
+import re
 from typing import Any, ClassVar
 
 import anywidget
 import numpy as np
 import traitlets as t
 
-__all__ = ["CourseWidget", "js_path", "show", "to_jsonable", "widget_mode"]
+__all__ = ["CourseWidget", "js_path", "js_source", "show", "to_jsonable", "widget_mode"]
 
 MODES = ("live", "html")
 JS_DIR = pathlib.Path(__file__).resolve().parent / "js"
+COMMON_JS = JS_DIR / "_common.js"  # the shared helpers, put in front of every module
 _ids = itertools.count()
 
 
@@ -59,6 +64,46 @@ def js_path(name: str) -> pathlib.Path:
     if not path.is_file():
         raise FileNotFoundError(f"no widget module {name!r}: {path} does not exist")
     return path
+
+
+def js_source(name: str) -> str:
+    """The module text a widget runs: the shared helpers it uses, then ``js/<name>.js``.
+
+    ``js/_common.js`` is a header comment and blocks separated by blank lines, each
+    declaring top-level names. A block comes along when the module, or a block already
+    taken, mentions one of its names; the blocks keep their order in the file. The helpers
+    are plain declarations at the top of the one module (no ``import``), so the same text
+    runs from anywidget live and from a Blob URL in ``html`` mode, and a page carries only
+    the helpers its widget calls.
+    """
+    module = js_path(name).read_text(encoding="utf-8")
+    _, *blocks = re.split(r"\n\s*\n", COMMON_JS.read_text(encoding="utf-8").strip())
+    declared = [_TOP_LEVEL.findall(block) for block in blocks]
+    if not all(declared):  # a blank line inside a helper would cut it in two
+        raise ValueError(
+            f"{COMMON_JS}: every block after the header must declare a function, const or "
+            "let at the start of a line; got a block that declares none"
+        )
+    taken = [False] * len(blocks)
+    text, grew = module, True
+    while grew:
+        grew = False
+        for i, names in enumerate(declared):
+            if not taken[i] and any(re.search(rf"\b{n}\b", text) for n in names):
+                taken[i], text, grew = True, f"{text}\n{blocks[i]}", True
+    # comment lines stay in _common.js: the page carries code only
+    shared = "\n".join(
+        line
+        for block, keep in zip(blocks, taken, strict=True)
+        if keep
+        for line in block.splitlines()
+        if not line.lstrip().startswith("//")
+    )
+    return f"// js/_common.js (shared helpers)\n{shared}\n// js/{name}.js\n{module}"
+
+
+# a top-level declaration in js/_common.js (helper names are plain identifiers)
+_TOP_LEVEL = re.compile(r"^(?:function|const|let)\s+([A-Za-z_]\w*)", re.M)
 
 
 def to_jsonable(array: Any, decimals: int = 3) -> Any:
@@ -158,8 +203,9 @@ _LOADER = """(function () {
 class CourseWidget(anywidget.AnyWidget):
     """Base class of the course's widgets: precomputed traits, one JS module, two modes.
 
-    Subclasses set ``_esm = js_path("<name>")`` (read once when the class is defined: no
-    file watching), declare their data as traits with ``.tag(sync=True)``, fill them with
+    Subclasses set ``_esm = js_path("<name>")`` (read once when the class is defined, with
+    the shared helpers of ``js/_common.js`` in front: see ``js_source``; no file
+    watching), declare their data as traits with ``.tag(sync=True)``, fill them with
     ``to_jsonable`` in ``__init__`` and implement ``static_figure``. ``_kernel`` tells the
     JS whether a kernel is behind the model (false in ``html`` mode).
     """
@@ -175,7 +221,10 @@ class CourseWidget(anywidget.AnyWidget):
         if isinstance(esm, str) and esm.strip().endswith((".js", ".mjs")):
             esm = pathlib.Path(esm)  # a path given as text
         if isinstance(esm, pathlib.Path):
-            esm = esm.read_text(encoding="utf-8")
+            if esm.resolve().parent == JS_DIR and esm.suffix == ".js":
+                esm = js_source(esm.stem)  # a course module: the shared helpers first
+            else:
+                esm = esm.read_text(encoding="utf-8")
             cls._esm = esm
         if isinstance(esm, str):
             cls._esm_source = esm

@@ -5,27 +5,9 @@
 // Traits read: examples [{name, source, target, map_names, maps, candidates, note}], index,
 // map_index, candidate, title, value_range, can_translate, error, _kernel.
 // Written: index, map_index, candidate, request.
-
-// matplotlib's viridis sampled at 0, 0.1, ..., 1 (as in heatmap.js).
-const VIRIDIS = [
-  [68, 1, 84], [72, 36, 117], [65, 68, 135], [53, 95, 141], [42, 120, 142],
-  [33, 145, 140], [34, 168, 132], [68, 191, 112], [122, 209, 81], [189, 223, 38],
-  [253, 231, 37],
-];
-
-function colour(value, lo, hi) {
-  if (value === null || value === undefined || !Number.isFinite(value)) return "#d0d0d0";
-  const t = Math.min(1, Math.max(0, (value - lo) / (hi - lo || 1))) * (VIRIDIS.length - 1);
-  const i = Math.min(VIRIDIS.length - 2, Math.floor(t));
-  const f = t - i;
-  const rgb = VIRIDIS[i].map((a, k) => Math.round(a + f * (VIRIDIS[i + 1][k] - a)));
-  return `rgb(${rgb.join(",")})`;
-}
+// Shared helpers come from _common.js (see base.js_source).
 
 const CSS = `
-.cw-at { font: 13px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
-  color: #1f2328; background: #fff; padding: 8px; display: inline-block;
-  max-width: 100%; box-sizing: border-box; border: 1px solid #d8dee4; border-radius: 6px; }
 .cw-at * { box-sizing: border-box; }
 .cw-at[data-kernel="false"] [data-kernel-only] { display: none; }
 .cw-at-title { font-weight: 600; margin-bottom: 4px; }
@@ -37,21 +19,8 @@ const CSS = `
 .cw-at button:disabled { opacity: 0.4; cursor: default; }
 .cw-at select { max-width: 22em; }
 .cw-at :focus-visible { outline: 2px solid #0969da; outline-offset: 2px; }
-.cw-at-scroll { overflow-x: auto; max-width: 100%; }
-.cw-at-grid { display: inline-grid; gap: 1px; padding: 2px; }
-.cw-at-row, .cw-at-col { color: #57606a; white-space: nowrap; overflow: hidden;
-  text-overflow: ellipsis; font-size: 12px; }
-.cw-at-row { text-align: right; padding-right: 6px; align-self: center; max-width: 12em; }
-.cw-at-col { writing-mode: vertical-rl; transform: rotate(180deg); justify-self: center;
-  padding-top: 4px; max-height: 9em; }
-.cw-at-row.cw-hl, .cw-at-col.cw-hl { color: #1f2328; font-weight: 700; }
-.cw-at-grid.cw-hovering .cw-at-cell:not(.cw-hl) { opacity: 0.45; }
-.cw-at-cell.cw-cursor { box-shadow: inset 0 0 0 2px #fff, 0 0 0 1px #1f2328; }
-.cw-at-readout { margin-top: 6px; min-height: 1.4em; font-variant-numeric: tabular-nums; }
+${heatmapCss("cw-at")}
 .cw-at-note { color: #57606a; font-size: 12px; }
-.cw-at-legend { display: flex; align-items: center; gap: 6px; margin-top: 4px;
-  font-size: 12px; color: #57606a; font-variant-numeric: tabular-nums; }
-.cw-at-ramp { width: 160px; height: 10px; border: 1px solid #d8dee4; }
 .cw-at-cands { margin-top: 6px; border-collapse: collapse; font-size: 12px; }
 .cw-at-cands td, .cw-at-cands th { padding: 1px 6px; text-align: left; }
 .cw-at-cands th { color: #57606a; font-weight: 600; }
@@ -64,32 +33,9 @@ const CSS = `
 .cw-at-error { color: #c62828; }
 `;
 
-let counter = 0;
-
-function make(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-function control(node) {
-  node.setAttribute("data-lm-suppress-shortcuts", "true"); // JupyterLab: keep arrow keys
-  return node;
-}
-
-function button(text, label) {
-  const b = control(make("button", null, text));
-  b.type = "button";
-  if (label) b.setAttribute("aria-label", label);
-  return b;
-}
-
 function render({ model, el }) {
-  const uid = `cw-at-${++counter}-${Math.random().toString(36).slice(2, 8)}`;
-  const root = make("div", "cw-at");
-  root.setAttribute("role", "group");
-  root.append(make("style", null, CSS));
+  const uid = uniqueId("cw-at");
+  const root = widgetRoot("cw-at", CSS);
   const title = make("div", "cw-at-title");
   const controls = make("div", "cw-at-controls");
   const pickLabel = make("label", null, "Sentence");
@@ -103,47 +49,27 @@ function render({ model, el }) {
   mapLabel.htmlFor = maps.id;
   const next = button("▶", "next map");
   controls.append(pickLabel, pick, mapLabel, prev, maps, next);
-  const scroll = make("div", "cw-at-scroll");
-  const grid = control(make("div", "cw-at-grid"));
-  grid.tabIndex = 0;
-  grid.setAttribute("aria-describedby", `${uid}-readout`);
-  scroll.append(grid);
-  const readout = make("div", "cw-at-readout");
-  readout.id = `${uid}-readout`;
-  readout.setAttribute("aria-live", "polite");
+  const { scroll, grid, readout, legend, lo, hi } = heatmapParts("cw-at", uid);
   const note = make("div", "cw-at-note");
-  const legend = make("div", "cw-at-legend");
-  const lo = make("span");
-  const ramp = make("span", "cw-at-ramp");
-  ramp.style.background = `linear-gradient(to right, ${VIRIDIS.map(
-    (c) => `rgb(${c.join(",")})`,
-  ).join(", ")})`;
-  const hi = make("span");
-  legend.append(lo, ramp, hi);
   const cands = make("table", "cw-at-cands");
-  const ask = make("form", "cw-at-ask");
-  ask.setAttribute("data-kernel-only", "");
-  const text = control(make("input"));
-  text.type = "text";
-  text.placeholder = "type a sentence to translate";
-  text.setAttribute("aria-label", "a new source sentence");
-  const go = control(make("button", null, "translate"));
-  go.type = "submit";
-  const error = make("span", "cw-at-error");
-  error.setAttribute("aria-live", "polite");
-  ask.append(text, go, error);
+  const asking = ["type a sentence to translate", "a new source sentence", "translate"];
+  const { ask, text } = askForm("cw-at-ask", ...asking);
+  const error = liveRegion("span", "cw-at-error");
+  ask.append(error);
   root.append(title, controls, scroll, readout, note, legend, cands, ask);
   el.append(root);
 
-  let cells = [];
-  let rowHeads = [];
-  let colHeads = [];
-  let cursor = null;
   const HINT = "Hover over a cell, or focus the grid and use the arrow keys.";
+  const cursor = gridCursor(grid, readout, "cw-at", HINT, (r, c) => {
+    const v = view();
+    const m = v.maps[mapIndex()] || [];
+    const value = (m[r] || [])[c];
+    return `${v.target[r]} ← ${v.ex.source[c]} = ${formatValue(value)}`;
+  });
 
   function example() {
     const all = model.get("examples") || [];
-    const i = Math.min(Math.max(0, model.get("index") | 0), Math.max(0, all.length - 1));
+    const i = clampIndex(model.get("index"), all.length);
     return all[i] || { source: [], target: [], map_names: [], maps: [], candidates: [] };
   }
 
@@ -157,58 +83,23 @@ function render({ model, el }) {
 
   function mapIndex() {
     const n = (example().map_names || []).length;
-    return Math.min(Math.max(0, model.get("map_index") | 0), Math.max(0, n - 1));
-  }
-
-  function format(v) {
-    return v === null || v === undefined ? "n/a" : String(v);
-  }
-
-  function highlight(on) {
-    if (!cursor) return;
-    const [r, c] = cursor;
-    const toggle = (node) => node && node.classList.toggle("cw-hl", on);
-    toggle(rowHeads[r]);
-    toggle(colHeads[c]);
-    (cells[r] || []).forEach(toggle);
-    cells.forEach((row) => toggle(row[c]));
-    if (cells[r] && cells[r][c]) cells[r][c].classList.toggle("cw-cursor", on);
-    grid.classList.toggle("cw-hovering", on);
-  }
-
-  function showReadout() {
-    if (!cursor) {
-      readout.textContent = HINT;
-      return;
-    }
-    const [r, c] = cursor;
-    const v = view();
-    const m = v.maps[mapIndex()] || [];
-    const value = (m[r] || [])[c];
-    readout.textContent = `${v.target[r]} ← ${v.ex.source[c]} = ${format(value)}`;
-  }
-
-  function setCursor(nextCursor) {
-    highlight(false);
-    cursor = nextCursor;
-    highlight(true);
-    showReadout();
+    return clampIndex(model.get("map_index"), n);
   }
 
   function paint() {
     const v = view();
     const m = v.maps[mapIndex()] || [];
     const [vlo, vhi] = model.get("value_range") || [0, 1];
-    cells.forEach((row, r) =>
+    cursor.parts.cells.forEach((row, r) =>
       row.forEach((cell, c) => {
-        cell.style.background = colour((m[r] || [])[c], vlo, vhi);
+        cell.style.background = viridisColour((m[r] || [])[c], vlo, vhi);
       }),
     );
     const names = v.ex.map_names || [];
     maps.value = String(mapIndex());
     prev.disabled = mapIndex() <= 0;
     next.disabled = mapIndex() >= names.length - 1;
-    showReadout();
+    cursor.show();
   }
 
   function buildCandidates() {
@@ -232,8 +123,8 @@ function render({ model, el }) {
       row.append(
         make("td", "num", String(k + 1)),
         cell,
-        make("td", "num", format(c.score)),
-        make("td", "num", format(c.log_prob)),
+        make("td", "num", formatValue(c.score)),
+        make("td", "num", formatValue(c.log_prob)),
       );
       row.dataset.k = String(k);
       cands.append(row);
@@ -241,8 +132,7 @@ function render({ model, el }) {
   }
 
   function build() {
-    highlight(false);
-    cursor = null;
+    cursor.clear();
     const all = model.get("examples") || [];
     const v = view();
     const ex = v.ex;
@@ -252,29 +142,17 @@ function render({ model, el }) {
     title.textContent = model.get("title") || "";
     title.hidden = !title.textContent;
     root.setAttribute("aria-label", title.textContent || "attention");
-    pick.replaceChildren(
-      ...all.map((e, i) => {
-        const o = make("option", null, e.name);
-        o.value = String(i);
-        return o;
-      }),
-    );
+    fillOptions(pick, all.map((e) => e.name));
     pick.value = String(Math.min(Math.max(0, model.get("index") | 0), all.length - 1));
     pick.hidden = pickLabel.hidden = all.length <= 1;
     const names = ex.map_names || [];
-    maps.replaceChildren(
-      ...names.map((n, i) => {
-        const o = make("option", null, n);
-        o.value = String(i);
-        return o;
-      }),
-    );
+    fillOptions(maps, names);
     [mapLabel, prev, maps, next].forEach((n) => (n.hidden = names.length <= 1));
     controls.hidden = all.length <= 1 && names.length <= 1;
     note.textContent = ex.note || "";
     const [vlo, vhi] = model.get("value_range") || [0, 1];
-    lo.textContent = format(vlo);
-    hi.textContent = format(vhi);
+    lo.textContent = formatValue(vlo);
+    hi.textContent = formatValue(vhi);
     const rows = v.target;
     const cols = ex.source;
     const size = Math.max(12, Math.min(32, Math.floor(520 / Math.max(1, cols.length))));
@@ -285,27 +163,7 @@ function render({ model, el }) {
       "aria-label",
       `${rows.length} target by ${cols.length} source tokens; arrow keys move the cursor`,
     );
-    grid.replaceChildren(make("div"));
-    colHeads = cols.map((t) => {
-      const h = make("div", "cw-at-col", t);
-      h.title = t;
-      grid.append(h);
-      return h;
-    });
-    rowHeads = [];
-    cells = rows.map((t, r) => {
-      const h = make("div", "cw-at-row", t);
-      h.title = t;
-      grid.append(h);
-      rowHeads.push(h);
-      return cols.map((_, c) => {
-        const cell = make("div", "cw-at-cell");
-        cell.dataset.r = String(r);
-        cell.dataset.c = String(c);
-        grid.append(cell);
-        return cell;
-      });
-    });
+    cursor.fill(rows, cols);
     buildCandidates();
     paint();
   }
@@ -340,33 +198,19 @@ function render({ model, el }) {
   maps.addEventListener("change", () => setMap(Number(maps.value)));
   prev.addEventListener("click", () => setMap(mapIndex() - 1));
   next.addEventListener("click", () => setMap(mapIndex() + 1));
-  grid.addEventListener("mouseover", (event) => {
-    const cell = event.target.closest(".cw-at-cell");
-    if (cell) setCursor([Number(cell.dataset.r), Number(cell.dataset.c)]);
-  });
-  grid.addEventListener("mouseleave", () => {
-    if (document.activeElement !== grid) highlight(false);
-  });
-  grid.addEventListener("focus", () => {
-    if (cells.length && cells[0].length) setCursor(cursor || [0, 0]);
-  });
-  grid.addEventListener("blur", () => highlight(false));
+  grid.addEventListener("blur", () => cursor.highlight(false));
   grid.addEventListener("keydown", (event) => {
-    const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
-    const nr = cells.length;
-    const nc = nr ? cells[0].length : 0;
+    const [nr, nc] = cursor.size();
     if (!nr || !nc) return;
-    let [r, c] = cursor || [0, 0];
-    if (event.key in moves) {
-      r = Math.min(nr - 1, Math.max(0, r + moves[event.key][0]));
-      c = Math.min(nc - 1, Math.max(0, c + moves[event.key][1]));
-    } else if (event.key === "PageUp" || event.key === "PageDown") {
+    const moved = arrowMove(event.key, cursor.at || [0, 0], nr, nc);
+    if (event.key === "PageUp" || event.key === "PageDown") {
       event.preventDefault();
       setMap(mapIndex() + (event.key === "PageUp" ? -1 : 1));
       return;
-    } else return;
+    }
+    if (!moved) return;
     event.preventDefault();
-    setCursor([r, c]);
+    cursor.set(moved);
   });
   ask.addEventListener("submit", (event) => {
     event.preventDefault();
@@ -386,9 +230,7 @@ function render({ model, el }) {
     ["change:map_index", paint],
     ["change:error", () => (error.textContent = model.get("error") || "")],
   ];
-  handlers.forEach(([event, cb]) => model.on(event, cb));
-  build();
-  return () => handlers.forEach(([event, cb]) => model.off(event, cb));
+  return listen(model, handlers, build);
 }
 
 export default { render };

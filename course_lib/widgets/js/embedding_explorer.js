@@ -4,11 +4,9 @@
 // Traits read: title, words (Q), neighbours (Q lists of [word, cosine]), analogies
 // ([{a, b, c, expected, answers}]), points (N x 2), labels (N), word_index, analogy_index,
 // message, _kernel. Traits written: word_index, analogy_index, query (kernel only).
+// Shared helpers come from _common.js (see base.js_source).
 
 const CSS = `
-.cw-ee { font: 13px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
-  color: #1f2328; background: #fff; padding: 8px; display: inline-block; max-width: 100%;
-  box-sizing: border-box; border: 1px solid #d8dee4; border-radius: 6px; }
 .cw-ee * { box-sizing: border-box; }
 .cw-ee[data-kernel="false"] [data-kernel-only] { display: none; }
 .cw-ee-title { font-weight: 600; margin-bottom: 4px; }
@@ -48,33 +46,6 @@ const W = 440;
 const H = 360;
 const PAD = 24;
 
-// The SVG namespace, read from the parser rather than written out as a URL.
-const SVG_NS = (() => {
-  const box = document.createElement("div");
-  box.innerHTML = "<svg></svg>";
-  return box.firstChild.namespaceURI;
-})();
-
-let counter = 0;
-
-function make(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-function svg(tag, attrs) {
-  const node = document.createElementNS(SVG_NS, tag);
-  Object.entries(attrs || {}).forEach(([k, v]) => node.setAttribute(k, String(v)));
-  return node;
-}
-
-function control(node) {
-  node.setAttribute("data-lm-suppress-shortcuts", "true"); // JupyterLab: keep arrow keys
-  return node;
-}
-
 function labelled(text, node, uid) {
   const label = make("label", null, text);
   node.id = uid;
@@ -83,10 +54,8 @@ function labelled(text, node, uid) {
 }
 
 function render({ model, el }) {
-  const uid = `cw-ee-${++counter}-${Math.random().toString(36).slice(2, 8)}`;
-  const root = make("div", "cw-ee");
-  root.setAttribute("role", "group");
-  root.append(make("style", null, CSS));
+  const uid = uniqueId("cw-ee");
+  const root = widgetRoot("cw-ee", CSS);
   const title = make("div", "cw-ee-title");
   const body = make("div", "cw-ee-body");
   const side = make("div", "cw-ee-side");
@@ -100,11 +69,9 @@ function render({ model, el }) {
   input.type = "text";
   input.placeholder = "any word, or a b c";
   input.setAttribute("aria-label", "look up a word, or three words for an analogy");
-  const go = control(make("button", null, "Look up"));
-  go.type = "button";
+  const go = button("Look up");
   queryRow.append(input, go);
-  const message = make("div", "cw-ee-message");
-  message.setAttribute("aria-live", "polite");
+  const message = liveRegion("div", "cw-ee-message");
   const neighbourHead = make("div");
   const neighbourList = make("ol", "cw-ee-neighbours");
 
@@ -121,8 +88,7 @@ function render({ model, el }) {
   const dots = svg("g");
   const tags = svg("g");
   map.append(dots, tags);
-  const readout = make("div", "cw-ee-readout");
-  readout.setAttribute("aria-live", "polite");
+  const readout = liveRegion("div", "cw-ee-readout");
   const legend = make("div", "cw-ee-legend");
   [
     ["#d62728", "the word"],
@@ -177,18 +143,12 @@ function render({ model, el }) {
 
   function current(listName, indexName) {
     const items = model.get(listName) || [];
-    const i = Math.min(Math.max(0, model.get(indexName) | 0), Math.max(0, items.length - 1));
+    const i = clampIndex(model.get(indexName), items.length);
     return { i, item: items[i], items };
   }
 
   function fillSelect(select, texts, index) {
-    select.replaceChildren(
-      ...texts.map((text, i) => {
-        const option = make("option", null, text);
-        option.value = String(i);
-        return option;
-      }),
-    );
+    fillOptions(select, texts);
     select.value = String(index);
   }
 
@@ -339,9 +299,7 @@ function render({ model, el }) {
     ["change:analogy_index", () => { showAnalogy(); highlight(); }],
     ["change:message", () => { message.textContent = model.get("message") || ""; }],
   ];
-  handlers.forEach(([event, cb]) => model.on(event, cb));
-  build();
-  return () => handlers.forEach(([event, cb]) => model.off(event, cb));
+  return listen(model, handlers, build);
 }
 
 export default { render };

@@ -4,11 +4,9 @@
 // Traits read: controls [{name, label, options}], selection {name: option}, states
 // {key: {n, norm, q}} (log10 values, null = exactly zero), name_lists, levels, y_range,
 // shared_axis, title, x_label, value_label, _kernel. A key is the options joined by "|".
+// Shared helpers come from _common.js (see base.js_source).
 
 const CSS = `
-.cw-gf { font: 13px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
-  color: #1f2328; background: #fff; padding: 8px; display: inline-block; max-width: 100%;
-  box-sizing: border-box; border: 1px solid #d8dee4; border-radius: 6px; }
 .cw-gf * { box-sizing: border-box; }
 .cw-gf[data-kernel="false"] [data-kernel-only] { display: none; }
 .cw-gf-title { font-weight: 600; margin-bottom: 4px; }
@@ -45,34 +43,6 @@ const H = 300;
 const M = { left: 58, right: 12, top: 10, bottom: 40 };
 const SUP = { "-": "⁻", 0: "⁰", 1: "¹", 2: "²", 3: "³", 4: "⁴", 5: "⁵", 6: "⁶", 7: "⁷", 8: "⁸", 9: "⁹" };
 
-// The SVG namespace, read from the parser rather than written out as a URL.
-const SVG_NS = (() => {
-  const box = document.createElement("div");
-  box.innerHTML = "<svg></svg>";
-  return box.firstChild.namespaceURI;
-})();
-
-let counter = 0;
-
-function make(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-function svg(tag, attrs, className) {
-  const node = document.createElementNS(SVG_NS, tag);
-  for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, String(v));
-  if (className) node.setAttribute("class", className);
-  return node;
-}
-
-function control(node) {
-  node.setAttribute("data-lm-suppress-shortcuts", "true"); // JupyterLab: keep arrow keys
-  return node;
-}
-
 function power(k) {
   return "10" + String(k).split("").map((c) => SUP[c] || c).join("");
 }
@@ -84,18 +54,14 @@ function sci(log10) {
 }
 
 function render({ model, el }) {
-  const uid = `cw-gf-${++counter}-${Math.random().toString(36).slice(2, 8)}`;
-  const root = make("div", "cw-gf");
-  root.setAttribute("role", "group");
-  root.append(make("style", null, CSS));
+  const uid = uniqueId("cw-gf");
+  const root = widgetRoot("cw-gf", CSS);
   const title = make("div", "cw-gf-title");
   const controls = make("div", "cw-gf-controls");
   const plot = control(svg("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, tabindex: 0 }));
   plot.setAttribute("role", "img");
   plot.setAttribute("aria-describedby", `${uid}-readout`);
-  const readout = make("div", "cw-gf-readout");
-  readout.id = `${uid}-readout`;
-  readout.setAttribute("aria-live", "polite");
+  const readout = liveRegion("div", "cw-gf-readout", `${uid}-readout`);
   const legend = make("div", "cw-gf-legend");
   const norm = make("span");
   const normKey = make("span", "cw-gf-key");
@@ -184,8 +150,8 @@ function render({ model, el }) {
     const x = (i) => M.left + band * (i + 0.5);
     const step = Math.max(1, Math.ceil((hi - lo) / 8));
     for (let k = Math.ceil(lo); k <= hi; k += step) {
-      plot.append(svg("line", { x1: M.left, x2: W - M.right, y1: y(k), y2: y(k) }, "cw-gf-grid"));
-      const label = svg("text", { x: M.left - 6, y: y(k) + 4, "text-anchor": "end" }, "cw-gf-axis");
+      plot.append(svg("line", { x1: M.left, x2: W - M.right, y1: y(k), y2: y(k), class: "cw-gf-grid" }));
+      const label = svg("text", { x: M.left - 6, y: y(k) + 4, "text-anchor": "end", class: "cw-gf-axis" });
       label.textContent = power(k);
       plot.append(label);
     }
@@ -193,18 +159,18 @@ function render({ model, el }) {
     const boxW = Math.max(2, Math.min(18, band * 0.6));
     names.forEach((name, i) => {
       const q = state.q[i];
-      const g = svg("g", { "data-i": i, "data-norm": state.norm[i] ?? "" }, "cw-gf-col");
-      g.append(svg("rect", { x: x(i) - band / 2, y: M.top, width: band, height: ph }, "cw-gf-band"));
-      g.append(svg("line", { x1: x(i), x2: x(i), y1: y(q[0]), y2: y(q[q.length - 1]) }, "cw-gf-whisker"));
+      const g = svg("g", { "data-i": i, "data-norm": state.norm[i] ?? "", class: "cw-gf-col" });
+      g.append(svg("rect", { x: x(i) - band / 2, y: M.top, width: band, height: ph, class: "cw-gf-band" }));
+      g.append(svg("line", { x1: x(i), x2: x(i), y1: y(q[0]), y2: y(q[q.length - 1]), class: "cw-gf-whisker" }));
       if (q.length >= 3) {
         const top = y(q[q.length - 2]);
-        g.append(svg("rect", { x: x(i) - boxW / 2, y: top, width: boxW, height: Math.max(1, y(q[1]) - top) }, "cw-gf-box"));
+        g.append(svg("rect", { x: x(i) - boxW / 2, y: top, width: boxW, height: Math.max(1, y(q[1]) - top), class: "cw-gf-box" }));
       }
       const mid = q[Math.floor(q.length / 2)];
-      g.append(svg("line", { x1: x(i) - boxW / 2, x2: x(i) + boxW / 2, y1: y(mid), y2: y(mid) }, "cw-gf-median"));
-      g.append(svg("circle", { cx: x(i), cy: y(state.norm[i]), r: 3 }, "cw-gf-norm"));
+      g.append(svg("line", { x1: x(i) - boxW / 2, x2: x(i) + boxW / 2, y1: y(mid), y2: y(mid), class: "cw-gf-median" }));
+      g.append(svg("circle", { cx: x(i), cy: y(state.norm[i]), r: 3, class: "cw-gf-norm" }));
       if (i % every === 0 || i === names.length - 1) {
-        const label = svg("text", { x: x(i), y: H - M.bottom + 14, "text-anchor": "middle" }, "cw-gf-axis");
+        const label = svg("text", { x: x(i), y: H - M.bottom + 14, "text-anchor": "middle", class: "cw-gf-axis" });
         label.textContent = name.split(" ").pop();
         g.append(label);
       }
@@ -212,8 +178,8 @@ function render({ model, el }) {
       columns.push(g);
     });
     const points = names.map((_, i) => `${x(i)},${y(state.norm[i])}`).join(" ");
-    plot.insertBefore(svg("polyline", { points }, "cw-gf-line"), columns[0] || null);
-    const xl = svg("text", { x: M.left + pw / 2, y: H - 6, "text-anchor": "middle" }, "cw-gf-axis");
+    plot.insertBefore(svg("polyline", { points, class: "cw-gf-line" }), columns[0] || null);
+    const xl = svg("text", { x: M.left + pw / 2, y: H - 6, "text-anchor": "middle", class: "cw-gf-axis" });
     xl.textContent = model.get("x_label") || "";
     plot.append(xl);
     plot.setAttribute(
@@ -304,9 +270,7 @@ function render({ model, el }) {
       (key) => [`change:${key}`, build],
     ),
   ];
-  handlers.forEach(([event, cb]) => model.on(event, cb));
-  build();
-  return () => handlers.forEach(([event, cb]) => model.off(event, cb));
+  return listen(model, handlers, build);
 }
 
 export default { render };

@@ -2,15 +2,11 @@
 // A dependency-free ES module: no imports, only model.get/set/on/off/save_changes, so the
 // same file runs under anywidget (live) and under the book's stand-in model (html).
 // Traits read: attention {kind: L x H x Tq x Tk}, src_tokens, tgt_tokens, kind, layer,
-// head, title, _kernel.
+// head, title, _kernel. Shared helpers come from _common.js (see base.js_source).
 
 const SIDES = { encoder: ["src", "src"], decoder: ["tgt", "tgt"], cross: ["tgt", "src"] };
 const NAMES = { encoder: "encoder self", decoder: "decoder self", cross: "cross" };
-const SVG = "http://www.w3.org/2000/svg";
 const CSS = `
-.cw-hv { font: 13px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
-  color: #1f2328; background: #fff; padding: 8px; display: inline-block; max-width: 100%;
-  box-sizing: border-box; border: 1px solid #d8dee4; border-radius: 6px; }
 .cw-hv-title { font-weight: 600; margin-bottom: 4px; }
 .cw-hv-kinds { display: flex; gap: 4px; margin-bottom: 6px; flex-wrap: wrap; }
 .cw-hv button { font: inherit; padding: 0 8px; border: 1px solid #8c959f; border-radius: 4px;
@@ -32,20 +28,6 @@ const CSS = `
 .cw-hv-readout { margin-top: 6px; min-height: 1.4em; font-variant-numeric: tabular-nums; }
 `;
 
-let counter = 0;
-
-function make(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-function control(node) {
-  node.setAttribute("data-lm-suppress-shortcuts", "true"); // JupyterLab: keep arrow keys
-  return node;
-}
-
 function viridis(v) {
   const stops = [[68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98], [253, 231, 37]];
   const t = Math.max(0, Math.min(1, v || 0)) * (stops.length - 1);
@@ -55,10 +37,8 @@ function viridis(v) {
 }
 
 function render({ model, el }) {
-  const uid = `cw-hv-${++counter}-${Math.random().toString(36).slice(2, 8)}`;
-  const root = make("div", "cw-hv");
-  root.setAttribute("role", "group");
-  root.append(make("style", null, CSS));
+  const uid = uniqueId("cw-hv");
+  const root = widgetRoot("cw-hv", CSS);
   const title = make("div", "cw-hv-title");
   const kinds = make("div", "cw-hv-kinds");
   const body = make("div", "cw-hv-body");
@@ -68,13 +48,10 @@ function render({ model, el }) {
   const view = make("div", "cw-hv-view");
   const left = make("div", "cw-hv-col cw-left");
   const right = make("div", "cw-hv-col cw-right");
-  const svg = document.createElementNS(SVG, "svg");
-  svg.setAttribute("width", "120");
-  view.append(left, svg, right);
+  const links = svg("svg", { width: 120 });
+  view.append(left, links, right);
   body.append(grid, view);
-  const readout = make("div", "cw-hv-readout");
-  readout.id = `${uid}-readout`;
-  readout.setAttribute("aria-live", "polite");
+  const readout = liveRegion("div", "cw-hv-readout", `${uid}-readout`);
   root.append(title, kinds, body, readout);
   el.append(root);
 
@@ -88,8 +65,8 @@ function render({ model, el }) {
     const w = att[kind] || [];
     const L = w.length;
     const H = L ? w[0].length : 0;
-    const layer = Math.min(Math.max(0, model.get("layer") | 0), Math.max(0, L - 1));
-    const head = Math.min(Math.max(0, model.get("head") | 0), Math.max(0, H - 1));
+    const layer = clampIndex(model.get("layer"), L);
+    const head = clampIndex(model.get("head"), H);
     const [qs, ks] = SIDES[kind] || ["src", "src"];
     const toks = (side) => model.get(side === "src" ? "src_tokens" : "tgt_tokens") || [];
     return { names, kind, w, L, H, layer, head, q: toks(qs), k: toks(ks) };
@@ -103,8 +80,7 @@ function render({ model, el }) {
   function buildKinds(s) {
     kinds.replaceChildren(
       ...s.names.map((name) => {
-        const b = control(make("button", null, NAMES[name]));
-        b.type = "button";
+        const b = button(NAMES[name]);
         b.dataset.kind = name;
         b.setAttribute("aria-pressed", String(name === s.kind));
         b.addEventListener("click", () => choose({ kind: name }));
@@ -164,20 +140,21 @@ function render({ model, el }) {
     left.replaceChildren(...s.q.map((t, i) => token(t, "q", i)));
     right.replaceChildren(...s.k.map((t, i) => token(t, "k", i)));
     const rows = Math.max(s.q.length, s.k.length);
-    svg.setAttribute("height", String(20 * rows));
-    svg.replaceChildren();
+    links.setAttribute("height", String(20 * rows));
+    links.replaceChildren();
     const m = (s.w[s.layer] || [])[s.head] || [];
     lines = m.map((row, i) =>
       row.map((v, j) => {
-        const line = document.createElementNS(SVG, "line");
-        line.setAttribute("x1", "2");
-        line.setAttribute("y1", String(20 * i + 10));
-        line.setAttribute("x2", "118");
-        line.setAttribute("y2", String(20 * j + 10));
-        line.setAttribute("stroke", "#d95f02");
-        line.setAttribute("stroke-width", String(0.5 + 3 * (v || 0)));
+        const line = svg("line", {
+          x1: 2,
+          y1: 20 * i + 10,
+          x2: 118,
+          y2: 20 * j + 10,
+          stroke: "#d95f02",
+          "stroke-width": 0.5 + 3 * (v || 0),
+        });
         line.dataset.w = String(v);
-        svg.append(line);
+        links.append(line);
         return line;
       }),
     );
@@ -238,9 +215,7 @@ function render({ model, el }) {
 
   const keys = ["attention", "src_tokens", "tgt_tokens", "kind", "layer", "head", "title"];
   const handlers = keys.map((key) => [`change:${key}`, build]);
-  handlers.forEach(([event, cb]) => model.on(event, cb));
-  build();
-  return () => handlers.forEach(([event, cb]) => model.off(event, cb));
+  return listen(model, handlers, build);
 }
 
 export default { render };

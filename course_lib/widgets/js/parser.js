@@ -4,20 +4,12 @@
 // Traits read: sentences [{name, words, tags, gold_heads, gold_labels, score,
 // steps: [{stack, next, t, top: [[transition, p]], arc: [h, d, label] | null}]}],
 // index, step, title, has_model, error, _kernel. Written: index, step, request.
+// Shared helpers come from _common.js (see base.js_source).
 
-// The SVG namespace, read from the HTML parser rather than written out as a URL.
-const SVG_NS = (() => {
-  const box = document.createElement("div");
-  box.innerHTML = "<svg></svg>";
-  return box.firstChild.namespaceURI;
-})();
 const COLOURS = { ok: "#2e7d32", label: "#ef6c00", head: "#c62828", plain: "#1f2328",
   gold: "#8c959f" };
 
 const CSS = `
-.cw-ps { font: 13px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
-  color: #1f2328; background: #fff; padding: 8px; display: inline-block; max-width: 100%;
-  box-sizing: border-box; border: 1px solid #d8dee4; border-radius: 6px; }
 .cw-ps * { box-sizing: border-box; }
 .cw-ps[data-kernel="false"] [data-kernel-only] { display: none; }
 .cw-ps-title { font-weight: 600; margin-bottom: 4px; }
@@ -50,39 +42,9 @@ const CSS = `
 .cw-ps-error { color: #c62828; }
 `;
 
-let counter = 0;
-
-function make(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-function control(node) {
-  node.setAttribute("data-lm-suppress-shortcuts", "true"); // JupyterLab: keep arrow keys
-  return node;
-}
-
-function button(text, label) {
-  const b = control(make("button", null, text));
-  b.type = "button";
-  b.setAttribute("aria-label", label);
-  return b;
-}
-
-function svg(tag, attrs, text) {
-  const node = document.createElementNS(SVG_NS, tag);
-  Object.entries(attrs || {}).forEach(([k, v]) => node.setAttribute(k, String(v)));
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
 function render({ model, el }) {
-  const uid = `cw-ps-${++counter}-${Math.random().toString(36).slice(2, 8)}`;
-  const root = make("div", "cw-ps");
-  root.setAttribute("role", "group");
-  root.append(make("style", null, CSS));
+  const uid = uniqueId("cw-ps");
+  const root = widgetRoot("cw-ps", CSS);
   const title = make("div", "cw-ps-title");
   const controls = make("div", "cw-ps-controls");
   const pick = control(make("select", "cw-ps-select"));
@@ -97,9 +59,8 @@ function render({ model, el }) {
   slider.setAttribute("aria-label", "state");
   const next = button("▶", "next state");
   const last = button("»", "last state");
-  const where = make("output", "cw-ps-where");
+  const where = liveRegion("output", "cw-ps-where");
   where.htmlFor = slider.id;
-  where.setAttribute("aria-live", "polite");
   controls.append(pick, first, prev, slider, next, last, where);
 
   const stackRow = make("div", "cw-ps-row cw-ps-stack");
@@ -108,26 +69,19 @@ function render({ model, el }) {
   const probs = make("div", "cw-ps-probs");
   const scroll = make("div", "cw-ps-scroll");
   const legend = make("div", "cw-ps-legend");
-  const score = make("div", "cw-ps-score");
-  score.setAttribute("aria-live", "polite");
+  const score = liveRegion("div", "cw-ps-score");
 
-  const ask = make("form", "cw-ps-ask");
-  ask.setAttribute("data-kernel-only", "");
-  const text = control(make("input"));
-  text.type = "text";
-  text.placeholder = "I/PRON ate/VERB fish/NOUN";
-  text.setAttribute("aria-label", "new sentence as word/UPOS tokens");
-  const go = control(make("button", null, "parse"));
-  go.type = "submit";
+  const asking = ["I/PRON ate/VERB fish/NOUN", "new sentence as word/UPOS tokens", "parse"];
+  const { ask, text } = askForm("cw-ps-ask", ...asking);
   const error = make("span", "cw-ps-error");
-  ask.append(text, go, error);
+  ask.append(error);
 
   root.append(title, controls, stackRow, bufferRow, nextRow, probs, scroll, score, legend, ask);
   el.append(root);
 
   function record() {
     const all = model.get("sentences") || [];
-    const i = Math.min(Math.max(0, model.get("index") | 0), Math.max(0, all.length - 1));
+    const i = clampIndex(model.get("index"), all.length);
     return all[i] || { words: [], steps: [{ stack: [0], next: 1, t: "", top: [], arc: null }] };
   }
 
@@ -246,11 +200,7 @@ function render({ model, el }) {
     title.textContent = model.get("title") || "";
     title.hidden = !title.textContent;
     root.setAttribute("aria-label", title.textContent || "parser state");
-    pick.replaceChildren(...all.map((r, i) => {
-      const option = make("option", null, r.name);
-      option.value = String(i);
-      return option;
-    }));
+    fillOptions(pick, all.map((r) => r.name));
     pick.value = String(model.get("index") | 0);
     pick.hidden = all.length <= 1;
     error.textContent = model.get("error") || "";
@@ -289,9 +239,7 @@ function render({ model, el }) {
     ["change:index", build],
     ["change:step", paint],
   ];
-  handlers.forEach(([event, cb]) => model.on(event, cb));
-  build();
-  return () => handlers.forEach(([event, cb]) => model.off(event, cb));
+  return listen(model, handlers, build);
 }
 
 export default { render };

@@ -3,11 +3,9 @@
 // same file runs under anywidget (live) and under the book's stand-in model (html).
 // Traits read: pe (T x D), wavelengths (D/2), learned (T' x D' or []), learned_label,
 // d_model, length, base, offset, dim, title, _kernel.
+// Shared helpers come from _common.js (see base.js_source).
 
 const CSS = `
-.cw-pe { font: 13px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
-  color: #1f2328; background: #fff; padding: 8px; display: inline-block; max-width: 100%;
-  box-sizing: border-box; border: 1px solid #d8dee4; border-radius: 6px; }
 .cw-pe[data-kernel="false"] [data-kernel-only] { display: none; }
 .cw-pe-title { font-weight: 600; margin-bottom: 4px; }
 .cw-pe-row { display: flex; align-items: center; gap: 8px; flex-wrap: wrap; margin: 4px 0; }
@@ -23,19 +21,6 @@ const CSS = `
 `;
 
 const COLOURS = ["#3b528b", "#d95f02"];
-let counter = 0;
-
-function make(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-function control(node) {
-  node.setAttribute("data-lm-suppress-shortcuts", "true"); // JupyterLab: keep arrow keys
-  return node;
-}
 
 function diverging(v, lim) {
   const x = Math.max(-1, Math.min(1, v / (lim || 1)));
@@ -130,10 +115,8 @@ function drawLines(canvas, series, { lo, hi, xmark, marks } = {}) {
 }
 
 function render({ model, el }) {
-  const uid = `cw-pe-${++counter}-${Math.random().toString(36).slice(2, 8)}`;
-  const root = make("div", "cw-pe");
-  root.setAttribute("role", "group");
-  root.append(make("style", null, CSS));
+  const uid = uniqueId("cw-pe");
+  const root = widgetRoot("cw-pe", CSS);
   const title = make("div", "cw-pe-title");
 
   // kernel-only controls: d_model, length, base
@@ -148,7 +131,7 @@ function render({ model, el }) {
       input.min = String(min);
       input.max = String(max);
       input.step = String(step);
-      input.addEventListener("change", () => {
+      const commit = () => {
         let v = Number(input.value);
         if (!Number.isFinite(v)) return;
         v = Math.min(max, Math.max(min, v));
@@ -156,6 +139,11 @@ function render({ model, el }) {
         if (key !== "base") v = Math.round(v);
         model.set(key, v);
         model.save_changes();
+      };
+      input.addEventListener("change", commit);
+      // JupyterLab swallows the change that Enter makes in an output (jupyterlab#6555)
+      input.addEventListener("keydown", (event) => {
+        if (event.key === "Enter") commit();
       });
       label.append(input);
       kernelRow.append(label);
@@ -172,9 +160,8 @@ function render({ model, el }) {
     input.min = "0";
     input.step = "1";
     label.htmlFor = input.id;
-    const out = make("output");
+    const out = liveRegion("output");
     out.htmlFor = input.id;
-    out.setAttribute("aria-live", "polite");
     input.addEventListener("input", () => {
       model.set(key, Number(input.value));
       model.save_changes();
@@ -203,8 +190,7 @@ function render({ model, el }) {
   const wave = panel("the pair's sinusoids; marks at t, t+k", 220, 160);
   const learnedHeat = panel("", 220, 220);
   const legend = make("div", "cw-pe-legend");
-  const readout = make("div", "cw-pe-readout");
-  readout.setAttribute("aria-live", "polite");
+  const readout = liveRegion("div", "cw-pe-readout");
   root.append(title, kernelRow, k.row, d.row, panels, legend, readout);
   el.append(root);
 
@@ -216,8 +202,8 @@ function render({ model, el }) {
     const label = model.get("learned_label") || "learned";
     const waves = model.get("wavelengths") || [];
     const T = pe.length;
-    const kk = Math.min(Math.max(0, model.get("offset") | 0), Math.max(0, T - 1));
-    const ii = Math.min(Math.max(0, model.get("dim") | 0), Math.max(0, waves.length - 1));
+    const kk = clampIndex(model.get("offset"), T);
+    const ii = clampIndex(model.get("dim"), waves.length);
     root.setAttribute("data-kernel", model.get("_kernel") === false ? "false" : "true");
     title.textContent = model.get("title") || "";
     ["d_model", "length", "base"].forEach((key) => {
@@ -291,9 +277,7 @@ function render({ model, el }) {
   const keys = ["pe", "wavelengths", "learned", "learned_label", "offset", "dim", "title",
     "d_model", "length", "base"];
   const handlers = keys.map((key) => [`change:${key}`, draw]);
-  handlers.forEach(([event, cb]) => model.on(event, cb));
-  draw();
-  return () => handlers.forEach(([event, cb]) => model.off(event, cb));
+  return listen(model, handlers, draw);
 }
 
 export default { render };
