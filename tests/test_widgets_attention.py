@@ -248,29 +248,13 @@ def test_attention_explorer_live_in_jupyterlab(lab):  # noqa: F811 - the fixture
     import test_widgets_live as live_harness
 
     path = lab.root / "live_attention.ipynb"
-    cells = [
-        {"cell_type": "code", "execution_count": None, "id": f"cell-{i}",
-         "metadata": {}, "outputs": [], "source": source}
-        for i, source in enumerate(LIVE_CELLS)
-    ]  # fmt: skip
-    kernel = {
-        "display_name": "Python 3 (ipykernel)",
-        "language": "python",
-        "name": "python3",
-    }
-    path.write_text(
-        json.dumps({"cells": cells, "metadata": {"kernelspec": kernel}, "nbformat": 4,
-                    "nbformat_minor": 5}),
-        encoding="utf-8",
-    )  # fmt: skip
+    live_harness.write_notebook(path, LIVE_CELLS)
     with offline_page(allow=(lab.url + "/",)) as browser:
         page = browser.page
         page.set_default_timeout(live_harness.STEP_TIMEOUT_MS)
 
         def run_cell(code: str) -> str:
-            index = page.evaluate(live_harness.JS_RUN_NEW_CELL, code)
-            handle = page.wait_for_function(live_harness.JS_CELL_OUTPUT, arg=index)
-            return handle.json_value()["text"]
+            return live_harness.run_cell(page, code)
 
         page.goto(
             f"{lab.url}/lab/tree/{path.name}", timeout=live_harness.LOAD_TIMEOUT_MS

@@ -122,7 +122,8 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _write_notebook(path: pathlib.Path) -> None:
+def write_notebook(path: pathlib.Path, sources: list[str]) -> None:
+    """A notebook of code cells with these sources and no outputs, for the server."""
     cells = [
         {
             "cell_type": "code",
@@ -132,7 +133,7 @@ def _write_notebook(path: pathlib.Path) -> None:
             "outputs": [],
             "source": source,
         }
-        for i, source in enumerate(CELLS)
+        for i, source in enumerate(sources)
     ]
     notebook = {
         "cells": cells,
@@ -147,6 +148,39 @@ def _write_notebook(path: pathlib.Path) -> None:
         "nbformat_minor": 5,
     }
     path.write_text(json.dumps(notebook, indent=1), encoding="utf-8")
+
+
+def run_cell(page, code: str) -> str:
+    """Run ``code`` in a new cell at the end of the open notebook; return its output."""
+    index = page.evaluate(JS_RUN_NEW_CELL, code)
+    handle = page.wait_for_function(JS_CELL_OUTPUT, arg=index)
+    return handle.json_value()["text"]
+
+
+def stepper(page, browser, lab: Lab, what: str):
+    """A ``step(name)`` context manager: a failure inside names the step, the time since
+    this call, the page's errors and blocked requests, and saves a screenshot."""
+    started = time.monotonic()
+
+    @contextlib.contextmanager
+    def step(name: str) -> Iterator[None]:
+        try:
+            yield
+        except Exception as err:
+            shot = lab.tmp / f"failed-{re.sub(r'[^a-z0-9]+', '-', name.lower())}.png"
+            try:
+                page.screenshot(path=str(shot), timeout=5_000)
+                where = f"screenshot: {shot}"
+            except Exception as shot_err:  # noqa: BLE001 - best effort
+                where = f"(no screenshot: {shot_err})"
+            pytest.fail(
+                f"{what}, step {name!r} failed after "
+                f"{time.monotonic() - started:.0f} s: {type(err).__name__}: {err}\n"
+                f"{where}\npage errors: {browser.errors}\nblocked: {browser.blocked}\n"
+                f"server log {lab.log}:\n{lab.log_tail()}"
+            )
+
+    return step
 
 
 @dataclass
@@ -268,37 +302,11 @@ def lab(tmp_path_factory) -> Iterator[Lab]:
 
 
 def test_widgets_live_in_jupyterlab(lab):
-    _write_notebook(lab.root / NOTEBOOK)
-    started = time.monotonic()
+    write_notebook(lab.root / NOTEBOOK, CELLS)
     with offline_page(allow=(lab.url + "/",)) as browser:
         page = browser.page
         page.set_default_timeout(STEP_TIMEOUT_MS)
-
-        @contextlib.contextmanager
-        def step(name: str) -> Iterator[None]:
-            try:
-                yield
-            except Exception as err:
-                shot = (
-                    lab.tmp / f"failed-{re.sub(r'[^a-z0-9]+', '-', name.lower())}.png"
-                )
-                try:
-                    page.screenshot(path=str(shot), timeout=5_000)
-                    where = f"screenshot: {shot}"
-                except Exception as shot_err:  # noqa: BLE001 - best effort
-                    where = f"(no screenshot: {shot_err})"
-                pytest.fail(
-                    f"live widgets, step {name!r} failed after "
-                    f"{time.monotonic() - started:.0f} s: {type(err).__name__}: {err}\n"
-                    f"{where}\npage errors: {browser.errors}\nblocked: {browser.blocked}\n"
-                    f"server log {lab.log}:\n{lab.log_tail()}"
-                )
-
-        def run_cell(code: str) -> str:
-            """Run ``code`` in a new cell at the end of the notebook; return its output."""
-            index = page.evaluate(JS_RUN_NEW_CELL, code)
-            handle = page.wait_for_function(JS_CELL_OUTPUT, arg=index)
-            return handle.json_value()["text"]
+        step = stepper(page, browser, lab, "live widgets")
 
         def active() -> list:
             return page.evaluate(JS_ACTIVE)
@@ -353,7 +361,7 @@ def test_widgets_live_in_jupyterlab(lab):
             assert columns.count() == 8  # depth 16 is not there: 8 is the nearest
             assert radio("depth", "8").is_checked()
             assert radio("activation", "tanh").is_checked()
-            assert run_cell(PROBE) == "0 8 tanh False\n"
+            assert run_cell(page, PROBE) == "0 8 tanh False\n"
 
         with step("heatmap: the slider's arrow key moves the view, not the notebook"):
             slider = heat.locator("input[type=range]")
@@ -375,7 +383,7 @@ def test_widgets_live_in_jupyterlab(lab):
             assert readout.inner_text() == "y · x = 0"
 
         with step("heatmap: the slider's value reaches the kernel"):
-            assert run_cell(PROBE) == "1 8 tanh False\n"
+            assert run_cell(page, PROBE) == "1 8 tanh False\n"
 
         with step("gradient flow: a radio's arrow key and clicks change the view"):
             radio("depth", "8").focus()
@@ -391,12 +399,13 @@ def test_widgets_live_in_jupyterlab(lab):
             grad.get_by_label("same y axis for every setting").check()
 
         with step("gradient flow: the controls reach the kernel"):
-            assert run_cell(PROBE) == "1 4 relu True\n"
+            assert run_cell(page, PROBE) == "1 4 relu True\n"
 
         with step("a change made in the kernel reaches both views"):
             out = run_cell(
+                page,
                 'heat.index = 2\ngrad.selection = {"depth": 8, "activation": "tanh"}\n'
-                'print("set")'
+                'print("set")',
             )
             assert out == "set\n"
             page.wait_for_function(

@@ -13,13 +13,8 @@ trait set in the kernel reaches the view; every control carries
 
 from __future__ import annotations
 
-import contextlib
-import json
 import re
-import time
-from collections.abc import Iterator
 
-import pytest
 from test_widgets_live import lab  # noqa: F401 - the module-scoped JupyterLab server
 from widget_browser import offline_page
 
@@ -64,58 +59,17 @@ JS_UNSUPPRESSED = """(root, selector) => [...root.querySelectorAll(selector)]
   .filter((e) => !e.hasAttribute("data-lm-suppress-shortcuts")).map((e) => e.outerHTML)"""
 
 
-def _write_notebook(path) -> None:
-    cells = [
-        {"cell_type": "code", "execution_count": None, "id": f"cell-{i}",
-         "metadata": {}, "outputs": [], "source": source}
-        for i, source in enumerate(CELLS)
-    ]  # fmt: skip
-    kernel = {
-        "display_name": "Python 3 (ipykernel)",
-        "language": "python",
-        "name": "python3",
-    }
-    path.write_text(
-        json.dumps({"cells": cells, "metadata": {"kernelspec": kernel}, "nbformat": 4,
-                    "nbformat_minor": 5}),
-        encoding="utf-8",
-    )  # fmt: skip
-
-
 def test_four_widget_families_live_in_jupyterlab(lab):  # noqa: F811 - the fixture
     import test_widgets_live as harness
 
-    _write_notebook(lab.root / NOTEBOOK)
-    started = time.monotonic()
+    harness.write_notebook(lab.root / NOTEBOOK, CELLS)
     with offline_page(allow=(lab.url + "/",)) as browser:
         page = browser.page
         page.set_default_timeout(harness.STEP_TIMEOUT_MS)
-
-        @contextlib.contextmanager
-        def step(name: str) -> Iterator[None]:
-            try:
-                yield
-            except Exception as err:
-                shot = (
-                    lab.tmp / f"failed-{re.sub(r'[^a-z0-9]+', '-', name.lower())}.png"
-                )
-                try:
-                    page.screenshot(path=str(shot), timeout=5_000)
-                    where = f"screenshot: {shot}"
-                except Exception as shot_err:  # noqa: BLE001 - best effort
-                    where = f"(no screenshot: {shot_err})"
-                pytest.fail(
-                    f"live widget families, step {name!r} failed after "
-                    f"{time.monotonic() - started:.0f} s: {type(err).__name__}: {err}\n"
-                    f"{where}\npage errors: {browser.errors}\nblocked: {browser.blocked}\n"
-                    f"server log {lab.log}:\n{lab.log_tail()}"
-                )
+        step = harness.stepper(page, browser, lab, "live widget families")
 
         def run_cell(code: str) -> str:
-            """Run ``code`` in a new cell at the end of the notebook; return its output."""
-            index = page.evaluate(harness.JS_RUN_NEW_CELL, code)
-            handle = page.wait_for_function(harness.JS_CELL_OUTPUT, arg=index)
-            return handle.json_value()["text"]
+            return harness.run_cell(page, code)
 
         def wait_text(selector: str, pattern: str) -> None:
             """Wait until the first element matching ``selector`` has text matching."""
