@@ -7,6 +7,7 @@ tensor of a batch to ``device``, shows a ``tqdm`` progress bar, and returns a
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -68,6 +69,25 @@ def _epoch_batches(
     return iter(batches() if callable(batches) else batches)
 
 
+@contextlib.contextmanager
+def evaluating(model: nn.Module) -> Iterator[nn.Module]:
+    """Switch ``model`` (and every submodule) to eval mode, then restore each module's mode.
+
+    ``with evaluating(model): ...`` replaces ``was = model.training; model.eval(); ...;
+    model.train(was)``, and restores the previous modes even when the body raises.
+    Gradients stay as they are: add ``torch.no_grad()`` where none are needed.
+    """
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"evaluating() needs an nn.Module, got {type(model).__name__}")
+    modes = [(m, m.training) for m in model.modules()]
+    model.eval()
+    try:
+        yield model
+    finally:
+        for module, mode in modes:
+            module.training = mode
+
+
 def evaluate(
     model: nn.Module,
     batches: Iterable[Batch] | Callable[[], Iterable[Batch]],
@@ -76,14 +96,11 @@ def evaluate(
     device: torch.device | str | None = None,
 ) -> float:
     """Mean loss over ``batches`` with gradients off and the model in eval mode."""
-    was_training = model.training
-    model.eval()
     total, count = 0.0, 0
-    with torch.no_grad():
+    with evaluating(model), torch.no_grad():
         for batch in _epoch_batches(batches):
             total += float(loss_fn(model, to_device(batch, device)))
             count += 1
-    model.train(was_training)
     if count == 0:
         raise ValueError("evaluate() got no batches: the validation data is empty")
     return total / count

@@ -2,7 +2,7 @@ import pytest
 import torch
 from torch import nn
 
-from course_lib.training import History, evaluate, fit, to_device
+from course_lib.training import History, evaluate, evaluating, fit, to_device
 
 
 class Linear(nn.Module):
@@ -109,3 +109,23 @@ def test_to_device_nested():
     batch = {"a": torch.ones(1), "b": [torch.zeros(1), 3]}
     moved = to_device(batch, "cpu")
     assert moved["b"][1] == 3 and moved["a"].device.type == "cpu"
+
+
+def test_evaluating_restores_each_mode_even_after_an_exception():
+    model = nn.Sequential(nn.Linear(2, 2), nn.Dropout(0.5))
+    model[1].eval()  # a mixed state: the container trains, the dropout does not
+    with evaluating(model) as same:
+        assert same is model
+        assert not any(m.training for m in model.modules())
+    assert model.training and not model[1].training
+    with pytest.raises(RuntimeError, match="inside"):
+        with evaluating(model):
+            raise RuntimeError("inside")
+    assert model.training and model[0].training and not model[1].training
+    model.eval()
+    with evaluating(model):
+        pass
+    assert not model.training
+    with pytest.raises(TypeError, match="nn.Module"):
+        with evaluating("not a model"):
+            pass
