@@ -1,10 +1,7 @@
-"""The encoder-decoder and its decoders: shapes, masks, beam = greedy at K=1, scores equal
-log-probabilities, batched = one at a time, exhaustive search on a tiny vocabulary."""
+"""The encoder-decoder: shapes, masks, padding, beam scores equal to teacher-forced
+log-probabilities, the error analysis, bad input (the decoders are in test_decoding.py)."""
 
 from __future__ import annotations
-
-import itertools
-import math
 
 import pytest
 import torch
@@ -14,12 +11,12 @@ from course_lib.seq2seq import (
     Seq2Seq,
     Seq2SeqConfig,
     beam_error_analysis,
-    beam_search,
-    greedy_decode,
+    seq2seq_loss,
     sequence_log_prob,
     summarise_errors,
+    teacher_forced,
 )
-from course_lib.seq2seq.train import SPECIALS, encode_batch, seq2seq_loss
+from course_lib.translation import SPECIALS, encode_batch, translate, translate_ids
 
 V_SRC, V_TGT, EOS = 9, 6, 3
 
@@ -72,80 +69,31 @@ def test_padding_does_not_change_a_sentence():
         torch.testing.assert_close(alone[0], logits[b])
 
 
-@pytest.mark.parametrize("attention", ["additive", None])
-@pytest.mark.parametrize("eos_bias", [0.0, 0.3, 0.6])  # none, some, all finish early
-def test_beam_of_one_is_greedy(attention, eos_bias):
-    model = _model(attention, eos_bias=eos_bias)
-    src, lens = _batch(1, 10)
-    greedy = greedy_decode(model, src, lens, max_len=6)
-    beam = beam_search(model, src, lens, beam_size=1, max_len=6, alpha=0.0)
-    for g, (b,) in zip(greedy, beam, strict=True):
-        assert g.tokens == b.tokens and g.finished == b.finished
-        assert g.log_prob == pytest.approx(b.log_prob, abs=1e-10)
-        if attention:
-            torch.testing.assert_close(g.attention, b.attention)
-
-
 @pytest.mark.parametrize("alpha", [0.0, 0.7, 1.0])
-def test_every_returned_score_is_the_normalised_log_probability(alpha):
+def test_beam_scores_are_the_teacher_forced_log_probabilities(alpha):
     model = _model()
     src, lens = _batch(2, 8)
-    nbest = beam_search(model, src, lens, beam_size=4, max_len=5, alpha=alpha, n_best=4)
+    nbest = translate_ids(
+        model, src, lens, beam_size=4, n_best=4, max_len=5, alpha=alpha
+    )
     for b, hyps in enumerate(nbest):
         assert len(hyps) == 4
         assert [h.score for h in hyps] == sorted((h.score for h in hyps), reverse=True)
-        lp = sequence_log_prob(
+        lp, maps = teacher_forced(
             model, src[[b] * 4], lens[[b] * 4], [h.tokens for h in hyps],
             finished=[h.finished for h in hyps],
         )  # fmt: skip
-        for h, want in zip(hyps, lp.tolist(), strict=True):
+        for h, want, a in zip(hyps, lp.tolist(), maps, strict=True):
             assert h.log_prob == pytest.approx(want, abs=1e-9)
             assert h.score == pytest.approx(want / h.length**alpha, abs=1e-9)
-            assert h.attention.shape == (h.length, int(lens[b]))
+            assert a.shape == (h.length, int(lens[b]))
             torch.testing.assert_close(
-                h.attention.sum(-1), torch.ones(h.length, dtype=torch.float64)
+                a.sum(-1), torch.ones(h.length, dtype=torch.float64)
             )
-
-
-def test_batched_beam_search_equals_one_sentence_at_a_time():
-    model = _model()
-    src, lens = _batch(3, 12)
-    batched = beam_search(model, src, lens, beam_size=3, max_len=7, n_best=3)
-    for b in range(src.size(0)):
-        alone = beam_search(
-            model, src[b : b + 1, : lens[b]], lens[b : b + 1], 3, 7, n_best=3
-        )[0]
-        assert [h.tokens for h in alone] == [h.tokens for h in batched[b]]
-        for x, y in zip(alone, batched[b], strict=True):
-            assert x.score == pytest.approx(y.score, abs=1e-10)
-
-
-def test_a_wide_beam_finds_the_exhaustive_argmax():
-    """V = 6 target symbols, max_len 3: 5^0 + 5^1 + 5^2 finished and 5^3 unfinished outputs."""
-    model = _model(eos_bias=0.0)
-    src, lens = _batch(4, 3)
-    non_eos = [v for v in range(V_TGT) if v != EOS]
-    outputs = [
-        (list(s), True) for t in range(3) for s in itertools.product(non_eos, repeat=t)
-    ]
-    outputs += [(list(s), False) for s in itertools.product(non_eos, repeat=3)]
-    alpha = 0.7
-    best = beam_search(model, src, lens, beam_size=len(outputs), max_len=3, alpha=alpha)
-    for b in range(src.size(0)):
-        lp = sequence_log_prob(
-            model, src[[b] * len(outputs)], lens[[b] * len(outputs)],
-            [o for o, _ in outputs], finished=[f for _, f in outputs],
-        )  # fmt: skip
-        scores = [
-            p / (len(o) + f) ** alpha
-            for p, (o, f) in zip(lp.tolist(), outputs, strict=True)
-        ]
-        k = max(range(len(outputs)), key=scores.__getitem__)
-        assert best[b][0].tokens == outputs[k][0]
-        assert best[b][0].score == pytest.approx(scores[k], abs=1e-9)
-    assert math.isclose(
-        sum(lp.exp().tolist()), 1.0, abs_tol=1e-9
-    )  # every output: P sums to 1
+    assert model.training is False
+    model.train()
+    translate_ids(model, src, lens, max_len=5)
+    assert model.training  # translate_ids restored the mode
 
 
 def test_error_analysis_blames_consistently():
@@ -190,15 +138,13 @@ def test_loss_ignores_padding_and_bad_input_is_rejected():
         encode_batch([[]], None, v_src)
     with pytest.raises(ValueError, match="at least one token"):
         model.encode(src, torch.zeros_like(lens))
-    with pytest.raises(ValueError, match="empty source sentence"):
-        beam_search(model, src, torch.zeros_like(lens))
+    with pytest.raises(ValueError, match="at least one token"):
+        translate_ids(model, src, torch.zeros_like(lens), beam_size=2)
+    with pytest.raises(ValueError, match="source sentence 1 is empty"):
+        translate(model, [["x"], []], v_src, v_tgt)
+    with pytest.raises(TypeError, match="source 0 is a string"):
+        translate(model, ["x y"], v_src, v_tgt)
     with pytest.raises(ValueError, match="max_len must be a positive int"):
-        beam_search(model, src, lens, max_len=0)
-    with pytest.raises(ValueError, match="max_len must be a positive int"):
-        greedy_decode(model, src, lens, max_len=0)
-    with pytest.raises(ValueError, match="beam_size must be an int >= 1"):
-        beam_search(model, src, lens, beam_size=0)
-    with pytest.raises(ValueError, match="n_best must be"):
-        beam_search(model, src, lens, beam_size=2, n_best=3)
+        translate_ids(model, src, lens, beam_size=3, max_len=0)
     with pytest.raises(TypeError, match="Seq2SeqConfig"):
         Seq2Seq({"src_vocab_size": 3})
