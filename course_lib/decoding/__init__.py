@@ -13,6 +13,7 @@ from course_lib.decoding.search import (
     Hypothesis,
     beam_search,
     feed_prompt,
+    generate,
     greedy_decode,
     normalised_score,
 )
@@ -24,6 +25,7 @@ __all__ = [
     "beam_search",
     "feed_prompt",
     "filter_scores",
+    "generate",
     "greedy_decode",
     "normalised_score",
     "sample",

@@ -17,15 +17,8 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from course_lib.decoding.protocol import Decodable, check_log_probs
-from course_lib.decoding.search import (
-    ALPHA,
-    Hypothesis,
-    _check_max_len,
-    _eval_mode,
-    feed_prompt,
-    normalised_score,
-)
+from course_lib.decoding.protocol import Decodable
+from course_lib.decoding.search import ALPHA, Hypothesis, generate
 
 __all__ = ["filter_scores", "sample", "sample_next"]
 
@@ -87,7 +80,6 @@ def sample_next(
     return torch.multinomial(p, 1, generator=generator).squeeze(1).to(scores.device)
 
 
-@torch.no_grad()
 def sample(
     model: Decodable,
     prompt: Any,
@@ -104,34 +96,14 @@ def sample(
     """Feed ``prompt`` (B, P), then draw up to ``max_new_tokens`` tokens per row; a row
     stops after drawing ``eos``. Returns B hypotheses; ``log_prob`` is the model's own
     log-probability of the drawn tokens (before temperature and filtering)."""
-    _check_max_len(max_new_tokens)
     _check_filters(temperature, top_k, top_p)
-    with _eval_mode(model):
-        log_p, state = feed_prompt(model, prompt, state)  # (B, V)
-        B = log_p.size(0)
-        total = torch.zeros(B, dtype=torch.float64, device=log_p.device)  # (B,)
-        done = torch.zeros(B, dtype=torch.bool, device=log_p.device)  # (B,)
-        steps = []
-        for t in range(max_new_tokens):
-            y = sample_next(
-                log_p, temperature=temperature, top_k=top_k, top_p=top_p,
-                generator=generator,
-            )  # (B,)  # fmt: skip
-            gain = log_p.gather(1, y[:, None]).squeeze(1).double()  # (B,)
-            total += gain.masked_fill(done, 0.0)
-            steps.append(y)
-            if eos is not None:
-                done |= y == eos
-            if bool(done.all()) or t == max_new_tokens - 1:
-                break
-            log_p, state = model.step(y, state)  # (B, V)
-            check_log_probs(log_p, B)
-    out = []
-    for row, lp in zip(torch.stack(steps, 1).tolist(), total.tolist(), strict=True):
-        finished = eos is not None and eos in row
-        tokens = row[: row.index(eos)] if finished else row
-        length = len(tokens) + int(finished)
-        out.append(
-            Hypothesis(tokens, lp, normalised_score(lp, length, alpha), finished)
-        )
-    return out
+
+    def draw(log_p: Tensor) -> Tensor:  # (B, V) -> (B,)
+        return sample_next(
+            log_p, temperature=temperature, top_k=top_k, top_p=top_p,
+            generator=generator,
+        )  # fmt: skip
+
+    return generate(
+        model, prompt, state, draw, eos=eos, max_len=max_new_tokens, alpha=alpha
+    )

@@ -23,6 +23,7 @@ Shape legend: B sentences, K beam width, V vocabulary, P prompt length, t step.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,6 +44,7 @@ __all__ = [
     "Hypothesis",
     "beam_search",
     "feed_prompt",
+    "generate",
     "greedy_decode",
     "normalised_score",
 ]
@@ -113,6 +115,56 @@ def feed_prompt(model: Decodable, prompt: Any, state: Any = None) -> tuple[Tenso
 
 
 @torch.no_grad()
+def generate(
+    model: Decodable,
+    prompt: Any,
+    state: Any,
+    choose: Callable[[Tensor], Tensor],
+    *,
+    eos: int | None,
+    max_len: int,
+    alpha: float = ALPHA,
+) -> list[Hypothesis]:
+    """The loop of greedy decoding and sampling: feed the prompt (B, P), then
+    y_t = choose(log P(· | y_<t)) for every row, feed y_t back, until <eos> or ``max_len``.
+
+    choose: (B, V) log-probabilities -> (B,) token ids (argmax, or a draw).
+    Returns B hypotheses; ``log_prob`` sums the model's log P of the chosen tokens.
+    """
+    _check_max_len(max_len)
+    with _eval_mode(model):
+        log_p, state = feed_prompt(model, prompt, state)  # (B, V)
+        B = log_p.size(0)
+        total = torch.zeros(B, dtype=torch.float64, device=log_p.device)  # (B,)
+        done = torch.zeros(B, dtype=torch.bool, device=log_p.device)  # (B,)
+        steps = []
+        for t in range(max_len):
+            y = choose(log_p)  # (B,)
+            gain = log_p.gather(1, y[:, None]).squeeze(1).double()  # (B,)
+            total += gain.masked_fill(done, 0.0)  # rows already ended add nothing
+            steps.append(y)
+            if eos is not None:
+                done |= y == eos
+            if bool(done.all()) or t == max_len - 1:
+                break
+            log_p, state = model.step(y, state)  # (B, V)
+            check_log_probs(log_p, B)
+    return [
+        _hypothesis(row, lp, eos, alpha)
+        for row, lp in zip(torch.stack(steps, 1).tolist(), total.tolist(), strict=True)
+    ]
+
+
+def _hypothesis(row: list[int], log_prob: float, eos: int | None, alpha: float):
+    """A generated row cut at its first <eos> (dropped, and marking it finished)."""
+    finished = eos is not None and eos in row
+    tokens = row[: row.index(eos)] if finished else row
+    length = len(tokens) + int(finished)
+    return Hypothesis(
+        tokens, log_prob, normalised_score(log_prob, length, alpha), finished
+    )
+
+
 def greedy_decode(
     model: Decodable,
     prompt: Any,
@@ -128,32 +180,8 @@ def greedy_decode(
     state before the prompt (the encoder's output, or None for a language model).
     Returns B hypotheses.
     """
-    _check_max_len(max_len)
-    with _eval_mode(model):
-        log_p, state = feed_prompt(model, prompt, state)  # (B, V)
-        B = log_p.size(0)
-        total = torch.zeros(B, dtype=torch.float64, device=log_p.device)  # (B,)
-        done = torch.zeros(B, dtype=torch.bool, device=log_p.device)  # (B,)
-        steps = []
-        for t in range(max_len):
-            y = log_p.argmax(-1)  # (B,)
-            gain = log_p.gather(1, y[:, None]).squeeze(1).double()  # (B,)
-            total += gain.masked_fill(done, 0.0)  # (B,)
-            steps.append(y)
-            done |= y == eos
-            if bool(done.all()) or t == max_len - 1:
-                break
-            log_p, state = model.step(y, state)  # (B, V)
-    rows = torch.stack(steps, 1).tolist()  # (B, t)
-    out = []
-    for row, lp in zip(rows, total.tolist(), strict=True):
-        finished = eos in row
-        tokens = row[: row.index(eos)] if finished else row
-        length = len(tokens) + int(finished)
-        out.append(
-            Hypothesis(tokens, lp, normalised_score(lp, length, alpha), finished)
-        )
-    return out
+    argmax = lambda log_p: log_p.argmax(-1)  # noqa: E731
+    return generate(model, prompt, state, argmax, eos=eos, max_len=max_len, alpha=alpha)
 
 
 class _Beams:
