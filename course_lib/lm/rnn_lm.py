@@ -29,7 +29,7 @@ from torch import Tensor, nn
 from course_lib.lm.output import SoftmaxOutput
 from course_lib.rnn.rnn_cell import RNN
 from course_lib.runtime import progress_bar
-from course_lib.training import History
+from course_lib.training import History, evaluating
 
 CELLS = ("torch", "scratch", "lstm")
 
@@ -155,14 +155,12 @@ def _detach(h):
 @torch.no_grad()
 def evaluate_lm(model: RNNLM, data: Tensor, bptt: int) -> float:
     """Mean cross-entropy (nats per token) over a batchified stream (B, L), state carried."""
-    was = model.training
-    model.eval()
     total, count, h = 0.0, 0, None
-    for x, y in tbptt_batches(data, bptt):
-        loss, h = model(x, y, h)
-        total += float(loss) * y.numel()
-        count += y.numel()
-    model.train(was)
+    with evaluating(model):
+        for x, y in tbptt_batches(data, bptt):
+            loss, h = model(x, y, h)
+            total += float(loss) * y.numel()
+            count += y.numel()
     return total / count
 
 

@@ -27,6 +27,7 @@ from torch import nn
 from course_lib.parsing.features import ParserVocabs, batch_features, config_features
 from course_lib.parsing.state import BatchConfigurations
 from course_lib.parsing.transitions import Configuration, Transition
+from course_lib.training import evaluating
 
 __all__ = ["Parse", "ParseStep", "as_words_and_tags", "parse", "parse_one"]
 
@@ -93,11 +94,9 @@ def parse(
     pairs = [as_words_and_tags(s, i) for i, s in enumerate(sentences)]
     dev = _device_of(model, device)
     system = vocabs.system
-    was_training = model.training
-    model.eval()
     order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]))
     results: list[Parse | None] = [None] * len(pairs)
-    try:
+    with evaluating(model):
         for start in range(0, len(order), batch_size):
             chunk = order[start : start + batch_size]
             batch = [pairs[i] for i in chunk]
@@ -118,8 +117,6 @@ def parse(
                 results[i] = Parse(
                     tuple(state.heads(b)), tuple(state.labels(b, system))
                 )
-    finally:
-        model.train(was_training)
     return results  # type: ignore[return-value]
 
 
@@ -144,10 +141,8 @@ def parse_one(
     dev = _device_of(model, device)
     system = vocabs.system
     word_ids, tag_ids = vocabs.encode(words, tags)  # (n + 1,), (n + 1,)
-    was_training = model.training
-    model.eval()
     config, steps = Configuration.initial(words), []
-    try:
+    with evaluating(model):
         while not config.is_terminal():
             feats = config_features(config, word_ids, tag_ids, system)  # (F,)
             x = torch.tensor([feats], dtype=torch.long, device=dev)  # (1, F)
@@ -165,8 +160,6 @@ def parse_one(
                 )
                 steps.append(ParseStep(config, t, top))
             config = config.apply(t)
-    finally:
-        model.train(was_training)
     if top_k > 0:
         steps.append(ParseStep(config, None, ()))
     return Parse(tuple(config.heads()), tuple(config.deprels())), steps

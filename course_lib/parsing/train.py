@@ -242,7 +242,6 @@ def train_parser(
         model.load_state_dict(best_state)
     else:
         best_epoch = len(history.train_loss)
-    model.eval()
     return TrainedParser(
         model, vocabs, history, scores, best_epoch, time.perf_counter() - start
     )

@@ -24,6 +24,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from course_lib.training import evaluating
 from course_lib.transformer.attention import KV
 from course_lib.transformer.layers import DecoderLayer, EncoderLayer
 from course_lib.transformer.masks import decoder_mask, padding_mask
@@ -199,12 +200,9 @@ class Transformer(nn.Module):
         Returns {"encoder": (L, B, H, S, S), "decoder": (L, B, H, T, T),
         "cross": (L, B, H, T, S)}, for the head view.
         """
-        was = self.training
-        self.eval()
-        with torch.no_grad():
+        with evaluating(self), torch.no_grad():
             enc = self.encode(src, fast=False)
             _, w, _ = self.decode(tgt_in, enc, fast=False)
-        self.train(was)
         return {
             "encoder": torch.stack(enc.weights),  # (L, B, H, S, S)
             "decoder": torch.stack(w["self"]),  # (L, B, H, T, T)
