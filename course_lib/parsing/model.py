@@ -105,15 +105,17 @@ class ChenManningParser(nn.Module):
     logits (B, T); ``probabilities`` applies the softmax (eq. 2).
     """
 
-    def __init__(self, config: ParserConfig) -> None:
+    def __init__(
+        self, config: ParserConfig, *, device: torch.device | str | None = None
+    ) -> None:
         super().__init__()
         self.config = config
-        d = config.embed_dim
-        self.word_embed = nn.Embedding(config.n_words, d)
-        self.tag_embed = nn.Embedding(config.n_tags, d)
-        self.label_embed = nn.Embedding(config.n_labels, d)
-        self.W1 = nn.Linear(N_FEATURES * d, config.hidden)
-        self.W2 = nn.Linear(config.hidden, config.n_transitions, bias=False)
+        d, dev = config.embed_dim, dict(device=device)
+        self.word_embed = nn.Embedding(config.n_words, d, **dev)
+        self.tag_embed = nn.Embedding(config.n_tags, d, **dev)
+        self.label_embed = nn.Embedding(config.n_labels, d, **dev)
+        self.W1 = nn.Linear(N_FEATURES * d, config.hidden, **dev)
+        self.W2 = nn.Linear(config.hidden, config.n_transitions, bias=False, **dev)
         self.dropout = nn.Dropout(config.dropout)
         self.reset_parameters()
 

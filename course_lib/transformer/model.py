@@ -82,7 +82,9 @@ class Encoded(NamedTuple):
 class Transformer(nn.Module):
     """Encoder-decoder Transformer: ``encode``, ``decode``, ``forward`` (logits), ``loss``."""
 
-    def __init__(self, config: TransformerConfig, *, device=None) -> None:
+    def __init__(
+        self, config: TransformerConfig, *, device: torch.device | str | None = None
+    ) -> None:
         super().__init__()
         c = self.config = config
         self.src_embed = nn.Embedding(c.src_vocab, c.d_model, device=device)
@@ -97,8 +99,12 @@ class Transformer(nn.Module):
                 c.max_len, c.d_model, dropout=c.dropout, device=device
             )
         else:
-            self.src_pos = SinusoidalPositionalEncoding(c.d_model, dropout=c.dropout)
-            self.tgt_pos = SinusoidalPositionalEncoding(c.d_model, dropout=c.dropout)
+            self.src_pos = SinusoidalPositionalEncoding(
+                c.d_model, dropout=c.dropout, device=device
+            )
+            self.tgt_pos = SinusoidalPositionalEncoding(
+                c.d_model, dropout=c.dropout, device=device
+            )
         kw = dict(
             dropout=c.dropout, norm_first=c.norm_first, fast=c.fast, device=device
         )
