@@ -12,7 +12,7 @@ the configuration is terminal: 2n steps, no search.
   every state and the model's most probable transitions (the parser-state widget's data).
 
 Both give the same trees (a test checks it); the batched one is much faster.
-Shape legend: R unfinished sentences in a batch, F = 48 features, T transitions.
+Shape legend: R unfinished sentences in a batch, F = 48 features, K transitions.
 """
 
 from __future__ import annotations
@@ -107,10 +107,10 @@ def parse(
                 if rows.size == 0:
                     break
                 feats = batch_features(state, word_ids, tag_ids, rows)  # (R, F)
-                logits = model(torch.from_numpy(feats).to(dev))  # (R, T)
+                logits = model(torch.from_numpy(feats).to(dev))  # (R, K)
                 legal = torch.from_numpy(state.legal_mask(system, rows)).to(
                     dev
-                )  # (R, T)
+                )  # (R, K)
                 best = logits.masked_fill(~legal, float("-inf")).argmax(dim=1)  # (R,)
                 state.apply(best.cpu().numpy(), system, rows, check=False)
             for b, i in enumerate(chunk):
@@ -146,12 +146,12 @@ def parse_one(
         while not config.is_terminal():
             feats = config_features(config, word_ids, tag_ids, system)  # (F,)
             x = torch.tensor([feats], dtype=torch.long, device=dev)  # (1, F)
-            logits = model(x)[0]  # (T,)
-            legal = torch.from_numpy(system.legal(config)).to(dev)  # (T,)
-            logits = logits.masked_fill(~legal, float("-inf"))  # (T,)
+            logits = model(x)[0]  # (K,)
+            legal = torch.from_numpy(system.legal(config)).to(dev)  # (K,)
+            logits = logits.masked_fill(~legal, float("-inf"))  # (K,)
             t = system.transitions[int(logits.argmax())]
             if top_k > 0:
-                p = logits.softmax(dim=0)  # (T,) over the legal transitions
+                p = logits.softmax(dim=0)  # (K,) over the legal transitions
                 k = min(top_k, int(legal.sum()))
                 vals, idx = p.topk(k)  # (k,), (k,)
                 top = tuple(
