@@ -132,15 +132,7 @@ class Value:
     def __matmul__(self, other: Value) -> Value:
         """z = A B for 1-D or 2-D A (m, k), B (k, n): ∂s/∂A = g Bᵀ, ∂s/∂B = Aᵀ g (lecture 3)."""
         b = self._lift(other, "matmul")
-        if not (1 <= self.data.dim() <= 2 and 1 <= b.data.dim() <= 2):
-            raise ValueError(
-                f"matmul gate: needs 1-D or 2-D inputs; got {self.shape} @ {b.shape}"
-            )
-        if self.shape[-1] != b.shape[0]:
-            raise ValueError(
-                f"matmul gate: shapes {self.shape} @ {b.shape} do not match: "
-                f"inner dimensions {self.shape[-1]} and {b.shape[0]} differ"
-            )
+        _check_matmul(self.shape, b.shape)
         A = self.data.reshape(-1, self.shape[-1])  # (m, k); a vector is one row
         Bm = b.data.reshape(b.shape[0], -1)  # (k, n); a vector is one column
         m, k, n = A.shape[0], A.shape[1], Bm.shape[1]
@@ -344,6 +336,17 @@ class Value:
                 leaf_sum = node.is_leaf and node.grad is not None
                 node.grad = node.grad + g if leaf_sum else g
         return counter
+
+
+def _check_matmul(a: tuple[int, ...], b: tuple[int, ...]) -> None:
+    """A @ B needs 1-D or 2-D inputs whose inner dimensions agree."""
+    if not (1 <= len(a) <= 2 and 1 <= len(b) <= 2):
+        raise ValueError(f"matmul gate: needs 1-D or 2-D inputs; got {a} @ {b}")
+    if a[-1] != b[0]:
+        raise ValueError(
+            f"matmul gate: shapes {a} @ {b} do not match: "
+            f"inner dimensions {a[-1]} and {b[0]} differ"
+        )
 
 
 def _dims(dim: int | Sequence[int], ndim: int) -> tuple[int, ...]:
