@@ -93,7 +93,8 @@ class SinusoidalPositionalEncoding(nn.Module):
     Scaling the embeddings by √D (Vaswani §3.4) keeps them on the scale of the encodings.
     ``offset`` is the position of x's first row (decoding one token at a time with a cache).
     Nothing is stored: the table is computed for the positions asked for, on ``device``
-    (the device of x in ``forward``; the module's ``device`` for ``encoding`` by default).
+    (the device of x in ``forward``; the module's ``device`` for ``encoding`` by default,
+    which ``.to()`` leaves alone: the module has no parameters or buffers to move).
     """
 
     def __init__(
