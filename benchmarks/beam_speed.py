@@ -1,6 +1,6 @@
 """Batched beam search against one sentence at a time, on the same model and dev set.
 
-Chapter 7's claim that ``course_lib.seq2seq.beam_search`` runs every sentence and beam as one
+Chapter 7's claim that ``course_lib.decoding.beam_search`` runs every sentence and beam as one
 batch: the script trains the chapter's date-normalisation model briefly (character-level,
 additive attention), then decodes the held-out dev dates with beam size K twice, in one run:
 all at once in batches of ``--batch`` sentences, and one sentence at a time. It checks that
@@ -22,14 +22,12 @@ import torch
 
 from course_lib import seed_everything
 from course_lib.data.synthetic import date_splits
-from course_lib.seq2seq import (
-    Seq2Seq,
-    Seq2SeqConfig,
-    beam_search,
+from course_lib.seq2seq import Seq2Seq, Seq2SeqConfig, train_seq2seq
+from course_lib.translation import (
     build_vocab,
     encode_batch,
     make_batches,
-    train_seq2seq,
+    translate_ids,
 )
 
 
@@ -61,14 +59,21 @@ def main() -> None:
             src, lens, _ = encode_batch(
                 dev_src[k : k + args.batch], None, sv, device=args.device
             )
-            out += [h[0] for h in beam_search(model, src, lens, args.beam, 12)]
+            out += [
+                h[0]
+                for h in translate_ids(
+                    model, src, lens, beam_size=args.beam, max_len=12
+                )
+            ]
         return out
 
     def one_by_one() -> list:
         out = []
         for s in dev_src:
             src, lens, _ = encode_batch([s], None, sv, device=args.device)
-            out += [beam_search(model, src, lens, args.beam, 12)[0][0]]
+            out += [
+                translate_ids(model, src, lens, beam_size=args.beam, max_len=12)[0][0]
+            ]
         return out
 
     times = {}

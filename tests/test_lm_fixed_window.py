@@ -3,13 +3,13 @@
 import pytest
 import torch
 
+from course_lib.decoding import sample
 from course_lib.lm.fixed_window import (
     FixedWindowConfig,
     FixedWindowLM,
     evaluate_windows,
     make_windows,
 )
-from course_lib.lm.sampling import generate
 
 
 def test_windows_pad_the_start():
@@ -33,9 +33,10 @@ def test_learns_a_window_dependency():
         model(x, y).backward()
         opt.step()
     assert evaluate_windows(model, x, y) < 0.5 * before
-    logp, window = model.step(1, (0,))
-    assert window == (0, 1) and int(logp.argmax()) == 2
-    assert len(generate(model.step, [0, 1], max_new_tokens=4)) == 4
+    logp, window = model.step(torch.tensor([1]), torch.tensor([[4, 0]]))
+    assert window.tolist() == [[0, 1]] and int(logp.argmax()) == 2
+    (h,) = sample(model, [0, 1], max_new_tokens=4)
+    assert len(h.tokens) == 4
 
 
 def test_bad_inputs():

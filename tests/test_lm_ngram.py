@@ -5,10 +5,10 @@ import math
 import numpy as np
 import pytest
 
+from course_lib.decoding import sample
 from course_lib.lm.ngram import MLE, AddK, Backoff, KneserNey
 from course_lib.lm.ngram_counts import NGramCounts
 from course_lib.lm.perplexity import bits_per_token, perplexity, perplexity_from_loss
-from course_lib.lm.sampling import generate
 
 TOY = (
     "the cat sat on the mat <eos> the dog sat on the log <eos> "
@@ -103,9 +103,13 @@ def test_generation_with_kneser_ney():
     model = KneserNey(TOY, 3)
     eos = model.vocab.index("<eos>")
     gen = torch.Generator().manual_seed(0)
-    out = generate(model.step, [eos], max_new_tokens=30, end_id=eos, generator=gen)
-    assert 1 <= len(out) <= 30
-    assert eos not in out[:-1]
+    (h,) = sample(model, [eos], max_new_tokens=30, eos=eos, generator=gen)
+    assert len(h.tokens) + h.finished <= 30 and eos not in h.tokens
+    # batched rows equal rows drawn one at a time (the contexts are kept per row)
+    logp, state = model.step(torch.tensor([eos, eos]), None)
+    assert logp.shape == (2, len(model.vocab)) and state == [(eos,), (eos,)]
+    torch.testing.assert_close(logp.exp().sum(-1), torch.ones(2, dtype=torch.float64))
+    assert model.reorder(state, torch.tensor([1, 1, 0])) == [(eos,)] * 3
 
 
 def test_bad_inputs():

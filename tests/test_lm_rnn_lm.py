@@ -5,6 +5,7 @@ import math
 import pytest
 import torch
 
+from course_lib.decoding import greedy_decode, sample
 from course_lib.lm.output import SoftmaxOutput
 from course_lib.lm.rnn_lm import (
     RNNLM,
@@ -14,7 +15,6 @@ from course_lib.lm.rnn_lm import (
     tbptt_batches,
     train_tbptt,
 )
-from course_lib.lm.sampling import generate
 from course_lib.rnn.rnn_cell import copy_from_torch
 
 
@@ -58,8 +58,11 @@ def test_training_learns_a_periodic_stream():
     hist = train_tbptt(model, data, optimizer=opt, bptt=10, epochs=3, progress=False)
     after = evaluate_lm(model, data, 10)
     assert after < 0.1 < before and len(hist.train_loss) == 3
-    out = generate(model.step, [0], max_new_tokens=6, temperature=0.5)
-    assert out == [1, 2, 3, 4, 0, 1]
+    (h,) = sample(model, [0], max_new_tokens=6, temperature=0.5)
+    assert h.tokens == [1, 2, 3, 4, 0, 1] and not h.finished
+    (g,) = greedy_decode(model, [0], eos=4, max_len=6)
+    assert g.tokens == [1, 2, 3] and g.finished
+    assert model.training  # decoding restored the mode
 
 
 def test_adaptive_output_is_a_distribution():

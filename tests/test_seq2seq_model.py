@@ -1,11 +1,153 @@
-"""Seq2Seq's construction: every parameter on the device asked for (Chapter 7)."""
+"""The encoder-decoder: shapes, masks, padding, beam scores equal to teacher-forced
+log-probabilities, the error analysis, bad input (the decoders are in test_decoding.py)."""
 
 from __future__ import annotations
 
 import pytest
 import torch
 
-from course_lib.seq2seq import Seq2Seq, Seq2SeqConfig
+from course_lib.data import Vocab
+from course_lib.seq2seq import (
+    Seq2Seq,
+    Seq2SeqConfig,
+    beam_error_analysis,
+    seq2seq_loss,
+    sequence_log_prob,
+    summarise_errors,
+    teacher_forced,
+)
+from course_lib.translation import SPECIALS, encode_batch, translate, translate_ids
+
+V_SRC, V_TGT, EOS = 9, 6, 3
+
+
+def _model(attention="additive", seed=0, eos_bias=0.3):
+    torch.manual_seed(seed)
+    cfg = Seq2SeqConfig(
+        V_SRC, V_TGT, d_emb=5, d_hidden=7, attention=attention, d_attn=4, dropout=0.0
+    )
+    model = Seq2Seq(cfg).double().eval()
+    with torch.no_grad():
+        model.out.bias[EOS] += (
+            eos_bias  # some hypotheses end early, some run to max_len
+        )
+        model.out.weight.mul_(3)  # peakier distributions: outputs differ by source
+    return model
+
+
+def _batch(seed=0, n=6):
+    g = torch.Generator().manual_seed(seed)
+    lens = torch.randint(1, 8, (n,), generator=g)
+    src = torch.randint(4, V_SRC, (n, int(lens.max())), generator=g)
+    src[torch.arange(src.size(1))[None, :] >= lens[:, None]] = 0
+    return src, lens
+
+
+@pytest.mark.parametrize("attention", ["additive", "multiplicative", "low_rank", None])
+def test_forward_shapes_and_attention_rows(attention):
+    model = _model(attention)
+    src, lens = _batch()
+    tgt_in = torch.randint(0, V_TGT, (src.size(0), 4))
+    logits, w = model(src, lens, tgt_in)
+    assert logits.shape == (6, 4, V_TGT)
+    if attention is None:
+        assert w is None
+        return
+    assert w.shape == (6, 4, src.size(1))
+    torch.testing.assert_close(w.sum(-1), torch.ones(6, 4, dtype=torch.float64))
+    pad = torch.arange(src.size(1))[None, :] >= lens[:, None]  # (B, S)
+    assert (w[pad[:, None, :].expand_as(w)] == 0).all()
+
+
+def test_padding_does_not_change_a_sentence():
+    model = _model()
+    src, lens = _batch()
+    tgt_in = torch.randint(0, V_TGT, (src.size(0), 4))
+    logits, _ = model(src, lens, tgt_in)
+    for b in range(src.size(0)):
+        alone, _ = model(src[b : b + 1, : lens[b]], lens[b : b + 1], tgt_in[b : b + 1])
+        torch.testing.assert_close(alone[0], logits[b])
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.7, 1.0])
+def test_beam_scores_are_the_teacher_forced_log_probabilities(alpha):
+    model = _model()
+    src, lens = _batch(2, 8)
+    nbest = translate_ids(
+        model, src, lens, beam_size=4, n_best=4, max_len=5, alpha=alpha
+    )
+    for b, hyps in enumerate(nbest):
+        assert len(hyps) == 4
+        assert [h.score for h in hyps] == sorted((h.score for h in hyps), reverse=True)
+        lp, maps = teacher_forced(
+            model, src[[b] * 4], lens[[b] * 4], [h.tokens for h in hyps],
+            finished=[h.finished for h in hyps],
+        )  # fmt: skip
+        for h, want, a in zip(hyps, lp.tolist(), maps, strict=True):
+            assert h.log_prob == pytest.approx(want, abs=1e-9)
+            assert h.score == pytest.approx(want / h.length**alpha, abs=1e-9)
+            assert a.shape == (h.length, int(lens[b]))
+            torch.testing.assert_close(
+                a.sum(-1), torch.ones(h.length, dtype=torch.float64)
+            )
+    assert model.training is False
+    model.train()
+    translate_ids(model, src, lens, max_len=5)
+    assert model.training  # translate_ids restored the mode
+
+
+def test_error_analysis_blames_consistently():
+    model = _model()
+    src, lens = _batch(5, 10)
+    vocab_src = Vocab([*SPECIALS, *[f"s{i}" for i in range(V_SRC - 4)]], unk="<unk>")
+    vocab_tgt = Vocab([*SPECIALS, "a", "b"], unk="<unk>")
+    sources = [vocab_src.decode(src[b, : lens[b]].tolist()) for b in range(10)]
+    refs = [[["a", "b"]], [["b"], ["a"]], [["a"]], [["a", "a", "b"]]] * 2 + [
+        [["b", "b"]],
+        [["a"]],
+    ]
+    rows, n = beam_error_analysis(
+        model, sources, refs, vocab_src, vocab_tgt, beam_size=2, max_len=5
+    )
+    assert n == 10 and len(rows) >= 1
+    for r in rows:
+        assert r.blame == ("search" if r.score_reference > r.score_output else "model")
+        b = sources.index(r.source)
+        assert r.output not in refs[b]
+        ids = [vocab_tgt.encode(x) for x in refs[b]]
+        lp = sequence_log_prob(model, src[[b] * len(ids)], lens[[b] * len(ids)], ids)
+        scores = [
+            p / (len(x) + 1) ** 0.7 for p, x in zip(lp.tolist(), ids, strict=True)
+        ]
+        assert r.score_reference == pytest.approx(max(scores), abs=1e-9)
+    s = summarise_errors(rows)
+    assert s["search"] + s["model"] == s["wrong"] == len(rows)
+
+
+def test_loss_ignores_padding_and_bad_input_is_rejected():
+    model = _model()
+    v_src = Vocab([*SPECIALS, "x", "y"], unk="<unk>")
+    v_tgt = Vocab([*SPECIALS, "a", "b"], unk="<unk>")
+    batch = encode_batch(
+        [["x"], ["x", "y", "y"]], [["a"], ["a", "b", "b"]], v_src, v_tgt
+    )
+    assert batch[2].tolist() == [[2, 4, 3, 0, 0], [2, 4, 5, 5, 3]]
+    assert seq2seq_loss(model, batch).dim() == 0
+    src, lens = _batch()
+    with pytest.raises(ValueError, match="empty"):
+        encode_batch([[]], None, v_src)
+    with pytest.raises(ValueError, match="at least one token"):
+        model.encode(src, torch.zeros_like(lens))
+    with pytest.raises(ValueError, match="at least one token"):
+        translate_ids(model, src, torch.zeros_like(lens), beam_size=2)
+    with pytest.raises(ValueError, match="source sentence 1 is empty"):
+        translate(model, [["x"], []], v_src, v_tgt)
+    with pytest.raises(TypeError, match="source 0 is a string"):
+        translate(model, ["x y"], v_src, v_tgt)
+    with pytest.raises(ValueError, match="max_len must be a positive int"):
+        translate_ids(model, src, lens, beam_size=3, max_len=0)
+    with pytest.raises(TypeError, match="Seq2SeqConfig"):
+        Seq2Seq({"src_vocab_size": 3})
 
 
 @pytest.mark.parametrize("attention", [None, "multiplicative", "additive"])

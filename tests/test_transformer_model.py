@@ -5,12 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from course_lib.transformer import (
-    Transformer,
-    TransformerConfig,
-    beam_search,
-    greedy_decode,
-)
+from course_lib.transformer import Transformer, TransformerConfig
 from course_lib.transformer.masks import decoder_mask, padding_mask
 
 BOS, EOS = 2, 3
@@ -89,29 +84,22 @@ def test_kv_cache_logits_equal_full_decoding():
     assert cache[0]["cross"][0].shape == (3, 4, 7, 4)
 
 
-@pytest.mark.parametrize("positional", ["sinusoidal", "learned"])
-def test_decoding_with_cache_equals_without(positional):
-    model = _model(positional=positional, max_len=40)
-    src = _src()
-    a = greedy_decode(model, src, bos=BOS, eos=EOS, max_len=12, use_cache=True)
-    b = greedy_decode(model, src, bos=BOS, eos=EOS, max_len=12, use_cache=False)
-    assert a == b and len(a) == 3
-    c = beam_search(
-        model, src, bos=BOS, eos=EOS, beam_size=3, max_len=12, use_cache=True
-    )
-    d = beam_search(
-        model, src, bos=BOS, eos=EOS, beam_size=3, max_len=12, use_cache=False
-    )
-    assert c == d and len(c) == 3
-    assert all(0 not in row and BOS not in row and EOS not in row for row in a + c)
-
-
-def test_beam_of_one_is_greedy():
+def test_decoding_step_is_the_last_row_of_full_decoding_without_pad_or_bos():
     model = _model()
     src = _src()
-    greedy = greedy_decode(model, src, bos=BOS, eos=EOS, max_len=10)
-    beam = beam_search(model, src, bos=BOS, eos=EOS, beam_size=1, max_len=10, alpha=0.0)
-    assert greedy == beam
+    tgt = torch.tensor([[BOS, 5, 6, 7]] * 3)
+    full, _, _ = model.decode(tgt, model.encode(src))
+    for use_cache in (True, False):
+        state = model.start(src, use_cache=use_cache)
+        for t in range(tgt.size(1)):
+            log_p, state = model.step(tgt[:, t], state)
+        want = full[:, -1].clone()
+        want[:, [0, BOS]] = float("-inf")
+        torch.testing.assert_close(log_p, want.log_softmax(-1), rtol=1e-9, atol=1e-9)
+        assert state.prefix.tolist() == tgt.tolist()
+        assert (state.cache is not None) == use_cache
+    picked = model.reorder(state, torch.tensor([2, 2]))
+    assert picked.enc.memory.shape[0] == 2 and picked.prefix.shape == (2, 4)
 
 
 def test_attention_maps_shapes_and_rows_sum_to_one():

@@ -7,16 +7,17 @@ import torch
 
 from course_lib.transformer import Transformer, TransformerConfig
 from course_lib.transformer.train import (
+    noam_lambda,
+    stack_experiment,
+    train_translation,
+)
+from course_lib.translation import (
     BOS,
     EOS,
     PAD,
     build_vocab,
-    encode_pairs,
     make_batches,
-    noam_lambda,
-    stack_experiment,
     tokenize,
-    train_translation,
     translate,
 )
 
@@ -30,17 +31,19 @@ def test_tokenize_and_vocab_specials():
 
 def test_make_batches_pads_and_keeps_every_pair():
     vocab = build_vocab([["a", "b", "c"]])
-    pairs = [(["a"] * n, ["b"] * (n + 1)) for n in range(1, 8)]
-    enc = encode_pairs(pairs, vocab, vocab)
-    assert enc[0][1][0] == BOS and enc[0][1][-1] == EOS
-    batches = make_batches(enc, 3, seed=0)
-    assert sum(b[0].size(0) for b in batches) == 7
-    for src, tgt in batches:
-        assert src.dtype == torch.long and (tgt[:, 0] == BOS).all()
-    with pytest.raises(ValueError, match="empty"):
-        make_batches([], 3)
+    src = [["a"] * n for n in range(1, 8)]
+    tgt = [["b"] * (n + 1) for n in range(1, 8)]
+    epoch = make_batches(src, tgt, vocab, vocab, 3, seed=0)
+    first, second = epoch(), epoch()
+    assert sum(b[0].size(0) for b in first) == 7
+    assert sorted(b[1].tolist() for b in first) == sorted(b[1].tolist() for b in second)
+    for s, lens, t in first:
+        assert s.dtype == torch.long and (t[:, 0] == BOS).all()
+        assert (t == EOS).sum() == t.size(0) and (s[:, : int(lens.min())] != PAD).all()
+    with pytest.raises(ValueError, match="need as many targets as sources"):
+        make_batches([], [], vocab, vocab, 3)
     with pytest.raises(ValueError, match="batch_size"):
-        make_batches(enc, 0)
+        make_batches(src, tgt, vocab, vocab, 0)
 
 
 def test_noam_schedule_peaks_at_warmup():
@@ -58,7 +61,6 @@ def test_tiny_model_learns_to_copy():
     seqs = [
         [words[i] for i in torch.randint(0, 8, (4,), generator=g)] for _ in range(64)
     ]
-    enc = encode_pairs([(s, s) for s in seqs], vocab, vocab)
     model = Transformer(
         TransformerConfig(
             len(vocab),
@@ -73,11 +75,17 @@ def test_tiny_model_learns_to_copy():
         )
     )
     hist = train_translation(
-        model, make_batches(enc, 16), epochs=25, lr=3e-3, warmup=20, progress=False
+        model,
+        make_batches(seqs, seqs, vocab, vocab, 16),
+        epochs=25,
+        lr=3e-3,
+        warmup=20,
+        progress=False,
     )
     assert hist.train_loss[-1] < 0.5 * hist.train_loss[0]
     out = translate(model, seqs[:8], vocab, vocab)
     assert sum(o == s for o, s in zip(out, seqs[:8], strict=True)) >= 6
+    assert translate(model, seqs[:8], vocab, vocab, beam_size=3) == out
 
 
 def test_stack_experiment_records_each_step_and_layer():

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
+from course_lib.decoding.protocol import select_rows
 from course_lib.lm.output import SoftmaxOutput
 from course_lib.training import evaluating
 
@@ -67,14 +68,19 @@ class FixedWindowLM(nn.Module):
         """Mean cross-entropy of the next tokens y (B,) given windows x (B, W)."""
         return self.out.nll(self.features(x), y)  # ()
 
-    @torch.no_grad()
-    def step(self, token_id: int, state: tuple[int, ...] | None = None):
-        """One generation step: log ŷ (V,) and the new window (state = last n-1 ids)."""
+    def step(self, tokens: Tensor, state: Tensor | None = None):
+        """Decoding protocol (:mod:`course_lib.decoding`): tokens (N,) -> log ŷ (N, V) and
+        the new window (N, W) of the last n-1 ids (at the start, the token repeated)."""
         W = self.config.window
-        window = (tuple(state) if state else (int(token_id),) * W) + (int(token_id),)
-        window = window[-W:]
-        x = torch.tensor([window], device=self.embed.weight.device)  # (1, W)
-        return self.out.log_prob(self.features(x))[0].cpu(), window  # (V,)
+        if state is None:
+            window = tokens[:, None].expand(-1, W)  # (N, W)
+        else:
+            window = torch.cat([state[:, 1:], tokens[:, None]], dim=1)  # (N, W)
+        return self.out.log_prob(self.features(window)), window  # (N, V)
+
+    def reorder(self, state: Tensor | None, rows: Tensor) -> Tensor | None:
+        """Decoding protocol: keep, repeat or drop rows (N',) of the windows."""
+        return select_rows(state, rows)
 
 
 def make_windows(ids: Tensor, window: int, pad_id: int) -> tuple[Tensor, Tensor]:

@@ -141,16 +141,22 @@ class NGramLM:
         )
         return self._probs(*self.counts.candidates(ids))
 
-    def step(self, token_id: int, state: tuple[int, ...] | None):
-        """For :func:`course_lib.lm.sampling.generate`: log P(· | last n-1 ids) as (V,).
-
-        state: the ids seen so far (only the last n-1 are kept)."""
-        history = tuple(state or ()) + (int(token_id),)
+    def step(self, tokens: torch.Tensor, state: list[tuple[int, ...]] | None):
+        """Decoding protocol (:mod:`course_lib.decoding`): tokens (N,) -> log P(· | the
+        last n-1 ids) (N, V), float64, and the new state: each row's last n-1 ids."""
         keep = self.order - 1
-        history = history[len(history) - keep :] if keep > 0 else ()
-        p = self._probs(*self.counts.candidates(list(history)))  # (V,)
+        old = state if state is not None else [()] * tokens.numel()
+        new = []
+        for history, token in zip(old, tokens.tolist(), strict=True):
+            history = (*history, int(token))
+            new.append(history[len(history) - keep :] if keep > 0 else ())
+        p = np.stack([self._probs(*self.counts.candidates(list(h))) for h in new])
         with np.errstate(divide="ignore"):
-            return torch.from_numpy(np.log(p)), history
+            return torch.from_numpy(np.log(p)).to(tokens.device), new  # (N, V)
+
+    def reorder(self, state: list[tuple[int, ...]] | None, rows: torch.Tensor):
+        """Decoding protocol: keep, repeat or drop rows (N',) of the histories."""
+        return None if state is None else [state[i] for i in rows.tolist()]
 
     def size(self) -> int:
         """How many n-grams the model stores (all orders): its number of parameters."""

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
+from course_lib.decoding.protocol import select_rows
 from course_lib.lm.output import SoftmaxOutput
 from course_lib.rnn.rnn_cell import RNN
 from course_lib.runtime import progress_bar
@@ -103,13 +104,15 @@ class RNNLM(nn.Module):
         loss = self.out.nll(hs.reshape(-1, hs.size(-1)), y.reshape(-1))  # (N, H) -> ()
         return loss, h
 
-    @torch.no_grad()
-    def step(self, token_id: int, state=None) -> tuple[Tensor, object]:
-        """One generation step: log ŷ (V,) of the next token, and the new state."""
-        device = self.embed.weight.device
-        x = torch.tensor([[int(token_id)]], device=device)  # (1, 1)
-        hs, h = self.features(x, state)  # (1, 1, H)
-        return self.out.log_prob(hs[:, -1])[0].cpu(), h  # (V,)
+    def step(self, tokens: Tensor, state=None) -> tuple[Tensor, object]:
+        """Decoding protocol (:mod:`course_lib.decoding`): tokens (N,) -> log ŷ (N, V) of
+        the next token and the new hidden state (None: the zero state)."""
+        hs, h = self.features(tokens[:, None], state)  # (N, 1, H)
+        return self.out.log_prob(hs[:, -1]), h  # (N, V)
+
+    def reorder(self, state, rows: Tensor):
+        """Decoding protocol: keep, repeat or drop rows (N',) of the hidden state."""
+        return select_rows(state, rows, dim=0 if self.config.cell == "scratch" else 1)
 
 
 def batchify(

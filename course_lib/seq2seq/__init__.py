@@ -2,10 +2,11 @@
 
 ``bleu`` (BLEU, sacrebleu-equal), ``ibm_model1`` (alignment by EM), ``pooling``
 (Nadaraya-Watson attention pooling), ``attention`` (scoring functions, masked softmax),
-``model`` (BiLSTM encoder, attentive LSTM decoder, fixed-context variant), ``decoding``
-(greedy, batched beam search), ``train`` (tokens to batches, the loss, the loop),
-``error_analysis`` (search or model error? quality by source length), ``corpus``
-(Tatoeba and Multi30k splits).
+``model`` (BiLSTM encoder, attentive LSTM decoder, fixed-context variant; decoded by
+:mod:`course_lib.decoding`), ``scoring`` (log P(y|x) and attention of given outputs),
+``train`` (the loss, the loop), ``error_analysis`` (search or model error? quality by source
+length), ``corpus`` (Tatoeba and Multi30k splits). Batching and translation are shared with
+Chapter 8 in :mod:`course_lib.translation`.
 """
 
 from course_lib.seq2seq.attention import (
@@ -25,13 +26,6 @@ from course_lib.seq2seq.bleu import (
     sentence_bleu,
 )
 from course_lib.seq2seq.corpus import TranslationSplits, multi30k_splits, tatoeba_splits
-from course_lib.seq2seq.decoding import (
-    Hypothesis,
-    beam_search,
-    greedy_decode,
-    normalised_score,
-    sequence_log_prob,
-)
 from course_lib.seq2seq.error_analysis import (
     BeamError,
     beam_error_analysis,
@@ -39,7 +33,7 @@ from course_lib.seq2seq.error_analysis import (
     summarise_errors,
 )
 from course_lib.seq2seq.ibm_model1 import IBMModel1, train_ibm_model1
-from course_lib.seq2seq.model import Encoded, Seq2Seq, Seq2SeqConfig
+from course_lib.seq2seq.model import DecodeState, Encoded, Seq2Seq, Seq2SeqConfig
 from course_lib.seq2seq.pooling import (
     ParametricKernelRegression,
     average_pooling,
@@ -47,23 +41,16 @@ from course_lib.seq2seq.pooling import (
     nadaraya_watson,
     train_kernel_width,
 )
-from course_lib.seq2seq.train import (
-    build_vocab,
-    encode_batch,
-    make_batches,
-    seq2seq_loss,
-    tokenize,
-    train_seq2seq,
-    translate,
-)
+from course_lib.seq2seq.scoring import sequence_log_prob, teacher_forced
+from course_lib.seq2seq.train import seq2seq_loss, train_seq2seq
 
 __all__ = [
     "AdditiveScore",
     "BeamError",
     "BleuStats",
+    "DecodeState",
     "DotProductScore",
     "Encoded",
-    "Hypothesis",
     "IBMModel1",
     "LowRankMultiplicativeScore",
     "MultiplicativeScore",
@@ -74,29 +61,22 @@ __all__ = [
     "attend",
     "average_pooling",
     "beam_error_analysis",
-    "beam_search",
     "bleu_by_source_length",
     "bleu_stats",
-    "build_vocab",
     "corpus_bleu",
-    "encode_batch",
-    "greedy_decode",
     "kernel_regression_data",
-    "make_batches",
     "make_scorer",
     "masked_softmax",
     "multi30k_splits",
     "nadaraya_watson",
-    "normalised_score",
     "sacrebleu_corpus_bleu",
     "sentence_bleu",
     "seq2seq_loss",
     "sequence_log_prob",
     "summarise_errors",
+    "teacher_forced",
     "tatoeba_splits",
-    "tokenize",
     "train_ibm_model1",
     "train_kernel_width",
     "train_seq2seq",
-    "translate",
 ]

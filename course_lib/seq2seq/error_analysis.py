@@ -18,15 +18,11 @@ from dataclasses import dataclass
 import torch
 
 from course_lib.data import Vocab
+from course_lib.decoding import ALPHA, Hypothesis, normalised_score
 from course_lib.seq2seq.bleu import corpus_bleu
-from course_lib.seq2seq.decoding import (
-    Hypothesis,
-    beam_search,
-    normalised_score,
-    sequence_log_prob,
-)
 from course_lib.seq2seq.model import Seq2Seq
-from course_lib.seq2seq.train import encode_batch
+from course_lib.seq2seq.scoring import sequence_log_prob
+from course_lib.translation import encode_batch, translate_ids
 
 __all__ = [
     "BeamError",
@@ -63,7 +59,7 @@ def beam_error_analysis(
     *,
     beam_size: int = 5,
     max_len: int = 50,
-    alpha: float = 0.7,
+    alpha: float = ALPHA,
     batch_size: int = 256,
     device: torch.device | str | None = None,
 ) -> tuple[list[BeamError], int]:
@@ -87,7 +83,10 @@ def beam_error_analysis(
         srcs, refs = sources[k : k + batch_size], references[k : k + batch_size]
         src, lens, _ = encode_batch(srcs, None, src_vocab, device=device)
         best: list[Hypothesis] = [
-            h[0] for h in beam_search(model, src, lens, beam_size, max_len, alpha=alpha)
+            h[0]
+            for h in translate_ids(
+                model, src, lens, beam_size=beam_size, max_len=max_len, alpha=alpha
+            )
         ]
         ref_ids = [[tgt_vocab.encode(r) for r in rr] for rr in refs]
         wrong = [

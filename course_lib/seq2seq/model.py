@@ -23,9 +23,10 @@ import torch
 from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
+from course_lib.decoding.protocol import select_rows
 from course_lib.seq2seq.attention import attend, make_scorer
 
-__all__ = ["Encoded", "Seq2Seq", "Seq2SeqConfig"]
+__all__ = ["DecodeState", "Encoded", "Seq2Seq", "Seq2SeqConfig"]
 
 
 @dataclass(frozen=True)
@@ -54,24 +55,21 @@ class Encoded(NamedTuple):
     summary: Tensor  # (B, 2H) [→h_S; ←h_1]
     state: tuple[Tensor, Tensor]  # (B, H) each: the decoder's initial (s_0, m_0)
 
-    def select(self, rows: Tensor) -> Encoded:
-        """The same rows picked or repeated (beam search): ``rows`` (B',) indices."""
 
-        def pick(x: Tensor | None) -> Tensor | None:
-            return None if x is None else x.index_select(0, rows)
+class DecodeState(NamedTuple):
+    """The decoder's state while decoding: (s, m) and the encoder's output, one row each."""
 
-        return Encoded(
-            pick(self.memory), pick(self.projected), pick(self.mask),
-            pick(self.summary), (pick(self.state[0]), pick(self.state[1])),
-        )  # fmt: skip
+    hidden: tuple[Tensor, Tensor]  # (N, H) each: (s_t, m_t)
+    enc: Encoded
 
 
 class Seq2Seq(nn.Module):
     """BiLSTM encoder + LSTM decoder fed the previous output and the context. Chapter 7.
 
-    ``encode`` once, then ``decode_step`` token by token (greedy and beam search), or
-    ``forward`` with teacher forcing for training. ``forward`` returns the logits and the
-    attention weights; nothing is cached on the module.
+    ``encode`` once, then ``decode_step`` token by token, or ``forward`` with teacher forcing
+    for training. ``forward`` returns the logits and the attention weights; nothing is
+    cached on the module. ``start``, ``step`` and ``reorder`` are the decoding protocol
+    of :mod:`course_lib.decoding` (greedy, beam search, sampling).
     """
 
     def __init__(
@@ -151,6 +149,20 @@ class Seq2Seq(nn.Module):
         s, m = self.decoder(x, state)  # (B, H) each
         o = torch.tanh(self.combine(torch.cat([s, context], dim=-1)))  # (B, H)
         return self.out(self.drop(o)), (s, m), weights  # (B, V)
+
+    def start(self, src: Tensor, src_lens: Tensor) -> DecodeState:
+        """Encode src (B, S) once: the state before <bos> for :mod:`course_lib.decoding`."""
+        enc = self.encode(src, src_lens)
+        return DecodeState(enc.state, enc)
+
+    def step(self, tokens: Tensor, state: DecodeState) -> tuple[Tensor, DecodeState]:
+        """Decoding protocol: tokens (N,) -> log P(y_t | y_<t, x) (N, V) and the new state."""
+        logits, hidden, _ = self.decode_step(tokens, state.hidden, state.enc)  # (N, V)
+        return logits.log_softmax(-1), DecodeState(hidden, state.enc)
+
+    def reorder(self, state: DecodeState, rows: Tensor) -> DecodeState:
+        """Decoding protocol: keep, repeat or drop rows (N',) of the state."""
+        return select_rows(state, rows)
 
     def forward(
         self, src: Tensor, src_lens: Tensor, tgt_in: Tensor

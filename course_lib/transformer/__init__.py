@@ -1,8 +1,8 @@
 """The Transformer (CS224N lecture 8; Vaswani et al., 2017). Chapter 8.
 
 attention (scaled dot-product, multi-head), masks, positional (sinusoidal, learned),
-layers (encoder/decoder, pre/post-LN, FFN), model (encoder-decoder with KV cache),
-decoding (greedy, beam), train (batches, schedule, experiments), bugs (debugging section).
+layers (encoder/decoder, pre/post-LN, FFN), model (encoder-decoder with KV cache, decoded by
+:mod:`course_lib.decoding`), train (schedule, experiments), bugs (debugging section).
 """
 
 from course_lib.transformer.attention import (
@@ -10,10 +10,9 @@ from course_lib.transformer.attention import (
     heads_loop,
     scaled_dot_product_attention,
 )
-from course_lib.transformer.decoding import beam_search, greedy_decode
 from course_lib.transformer.layers import DecoderLayer, EncoderLayer, FeedForward
 from course_lib.transformer.masks import causal_mask, decoder_mask, padding_mask
-from course_lib.transformer.model import Transformer, TransformerConfig
+from course_lib.transformer.model import DecodeState, Transformer, TransformerConfig
 from course_lib.transformer.positional import (
     LearnedPositionalEncoding,
     SinusoidalPositionalEncoding,
@@ -23,6 +22,7 @@ from course_lib.transformer.positional import (
 )
 
 __all__ = [
+    "DecodeState",
     "DecoderLayer",
     "EncoderLayer",
     "FeedForward",
@@ -31,10 +31,8 @@ __all__ = [
     "SinusoidalPositionalEncoding",
     "Transformer",
     "TransformerConfig",
-    "beam_search",
     "causal_mask",
     "decoder_mask",
-    "greedy_decode",
     "heads_loop",
     "padding_mask",
     "scaled_dot_product_attention",

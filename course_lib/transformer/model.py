@@ -24,6 +24,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from course_lib.decoding.protocol import select_rows
 from course_lib.training import evaluating
 from course_lib.transformer.attention import KV
 from course_lib.transformer.layers import DecoderLayer, EncoderLayer
@@ -33,7 +34,7 @@ from course_lib.transformer.positional import (
     SinusoidalPositionalEncoding,
 )
 
-__all__ = ["Encoded", "Transformer", "TransformerConfig"]
+__all__ = ["DecodeState", "Encoded", "Transformer", "TransformerConfig"]
 
 Cache = list[dict[str, KV]]
 
@@ -54,6 +55,8 @@ class TransformerConfig:
     positional: str = "sinusoidal"  # or "learned"
     max_len: int = 256  # rows of a learned table
     pad_id: int = 0
+    bos_id: int = 2
+    eos_id: int = 3
     label_smoothing: float = 0.1
     fast: bool = False  # F.scaled_dot_product_attention (no weights returned)
 
@@ -77,6 +80,21 @@ class Encoded(NamedTuple):
     memory: Tensor  # (B, S, D)
     src_mask: Tensor  # (B, 1, 1, S), True = real token
     weights: list[Tensor | None]  # L × (B, H, S, S)
+
+
+@dataclass
+class DecodeState:
+    """The decoder's state while decoding, one row per hypothesis.
+
+    ``prefix`` (N, t) holds the tokens fed so far. With ``use_cache`` each step feeds only
+    the newest token and reuses ``cache`` (every layer's keys and values); without it each
+    step re-runs the decoder over the whole prefix, O(t) work per step instead of O(1).
+    """
+
+    enc: Encoded
+    prefix: Tensor  # (N, t)
+    cache: Cache | None = None
+    use_cache: bool = True
 
 
 class Transformer(nn.Module):
@@ -191,6 +209,41 @@ class Transformer(nn.Module):
         if self.decoder_norm is not None:
             y = self.decoder_norm(y)  # (B, T, D)
         return self.generator(y), weights, new_cache  # (B, T, V)
+
+    def start(
+        self, src: Tensor, src_lens: Tensor | None = None, *, use_cache: bool = True
+    ) -> DecodeState:
+        """Encode src (B, S) once: the state before <bos> for :mod:`course_lib.decoding`.
+
+        ``src_lens`` is not needed (the padding mask comes from ``pad_id``); it is accepted
+        so that every translation model starts the same way.
+        """
+        memory, src_mask, _ = self.encode(src)
+        prefix = src.new_empty(src.size(0), 0)  # (B, 0)
+        return DecodeState(Encoded(memory, src_mask, []), prefix, None, use_cache)
+
+    def step(self, tokens: Tensor, state: DecodeState) -> tuple[Tensor, DecodeState]:
+        """Decoding protocol: tokens (N,) -> log P(y_t | y_<t, x) (N, V), new state.
+
+        <pad> and <bos> are never generated: their probability is set to 0.
+        """
+        prefix = torch.cat([state.prefix, tokens[:, None]], dim=1)  # (N, t)
+        if state.use_cache:
+            logits, _, cache = self.decode(
+                tokens[:, None], state.enc, cache=state.cache
+            )
+        else:
+            logits, _, _ = self.decode(prefix, state.enc)  # (N, t, V)
+            cache = None
+        logits = logits[:, -1].to(torch.promote_types(logits.dtype, torch.float32))
+        logits = logits.clone()  # (N, V), at least float32
+        logits[:, [self.config.pad_id, self.config.bos_id]] = float("-inf")
+        new = DecodeState(state.enc, prefix, cache, state.use_cache)
+        return logits.log_softmax(-1), new  # (N, V)
+
+    def reorder(self, state: DecodeState, rows: Tensor) -> DecodeState:
+        """Decoding protocol: keep, repeat or drop rows (N',) of the state and its cache."""
+        return select_rows(state, rows)
 
     def forward(
         self, src: Tensor, tgt_in: Tensor, *, fast: bool | None = None

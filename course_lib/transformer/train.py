@@ -1,9 +1,8 @@
 """Training the Transformer: data to batches, the warm-up schedule, fitting, translating. Chapter 8.
 
-CS224N lecture 8. Pairs of sentences are tokenised and numbered as in Chapter 7
-(``course_lib.seq2seq.train.tokenize`` and ``build_vocab``: a :class:`Vocab` whose first
-four entries are ``<pad> <unk> <bos> <eos>``), grouped into batches of similar length
-and padded. Training uses ``course_lib.training.fit`` with Adam and the warm-up schedule of
+CS224N lecture 8. Sentences are tokenised, numbered and batched exactly as in Chapter 7, by
+:mod:`course_lib.translation` (``make_batches``; ``translate`` decodes either model).
+Training uses ``course_lib.training.fit`` with Adam and the warm-up schedule of
 Vaswani et al. (2017, eq. 3): linear warm-up, then decay as 1/√step.
 
 ``stack_experiment`` trains a deep stack of encoder layers, pre-LN or post-LN, on a toy
@@ -14,73 +13,18 @@ Shape legend: B batch, S source length, T target length, D model width.
 
 from __future__ import annotations
 
-import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import torch
 from torch import Tensor, nn
 
-from course_lib.data.vocab import Vocab
-from course_lib.seq2seq.train import SPECIALS, build_vocab, tokenize
 from course_lib.training import History, fit
-from course_lib.transformer.decoding import beam_search, greedy_decode
 from course_lib.transformer.layers import EncoderLayer
 from course_lib.transformer.model import Transformer
 from course_lib.transformer.positional import SinusoidalPositionalEncoding
+from course_lib.translation import Batch
 
-__all__ = [
-    "SPECIALS",
-    "build_vocab",
-    "encode_pairs",
-    "make_batches",
-    "noam_lambda",
-    "stack_experiment",
-    "tokenize",
-    "train_translation",
-    "translate",
-]
-
-PAD, UNK, BOS, EOS = range(4)  # the order of SPECIALS, shared with Chapter 7
-
-
-def encode_pairs(
-    pairs: Sequence[tuple[list[str], list[str]]], src_vocab: Vocab, tgt_vocab: Vocab
-) -> list[tuple[list[int], list[int]]]:
-    """Token pairs -> id pairs; the target gets <bos> first and <eos> last."""
-    return [(src_vocab.encode(s), [BOS, *tgt_vocab.encode(t), EOS]) for s, t in pairs]
-
-
-def _pad(rows: Sequence[list[int]]) -> Tensor:
-    width = max(len(r) for r in rows)
-    return torch.tensor([r + [PAD] * (width - len(r)) for r in rows])  # (B, T)
-
-
-def make_batches(
-    encoded: Sequence[tuple[list[int], list[int]]],
-    batch_size: int,
-    *,
-    seed: int | None = 0,
-) -> list[tuple[Tensor, Tensor]]:
-    """Padded (src (B, S), tgt (B, T)) batches of similar lengths, in shuffled order.
-
-    Sorting by length first keeps padding low; ``seed=None`` keeps the sorted order.
-    """
-    if batch_size < 1:
-        raise ValueError(f"batch_size must be >= 1; got {batch_size}")
-    if not encoded:
-        raise ValueError("no pairs to batch: the data is empty")
-    order = sorted(
-        range(len(encoded)), key=lambda i: (len(encoded[i][0]), len(encoded[i][1]))
-    )
-    batches = []
-    for start in range(0, len(order), batch_size):
-        idx = order[start : start + batch_size]
-        batches.append(
-            (_pad([encoded[i][0] for i in idx]), _pad([encoded[i][1] for i in idx]))
-        )
-    if seed is not None:
-        random.Random(seed).shuffle(batches)
-    return batches
+__all__ = ["noam_lambda", "stack_experiment", "train_translation"]
 
 
 def noam_lambda(warmup: int):
@@ -101,37 +45,30 @@ def noam_lambda(warmup: int):
 
 def train_translation(
     model: Transformer,
-    batches: list[tuple[Tensor, Tensor]],
+    batches: Sequence[Batch] | Callable[[], Sequence[Batch]],
     *,
     epochs: int,
     lr: float = 1e-3,
     warmup: int = 400,
-    valid: list[tuple[Tensor, Tensor]] | None = None,
+    valid: Sequence[Batch] | None = None,
     clip_norm: float | None = 1.0,
-    device=None,
-    reshuffle: bool = True,
+    device: torch.device | str | None = None,
     progress: bool = True,
 ) -> History:
     """Train with Adam(β = 0.9, 0.98) and the warm-up schedule peaking at ``lr``.
 
-    Returns the :class:`History` of ``course_lib.training.fit``.
+    batches: (src, src_lens, tgt) triples from :func:`course_lib.translation.make_batches`
+    (a function giving each epoch's shuffled batches, or a list). Returns the
+    :class:`History` of ``course_lib.training.fit``.
     """
     opt = torch.optim.Adam(model.parameters(), lr=lr, betas=(0.9, 0.98), eps=1e-9)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, noam_lambda(warmup))
-    epoch = iter(range(10**9))
-
-    def shuffled():
-        order = list(batches)
-        if reshuffle:
-            random.Random(next(epoch)).shuffle(order)
-        return order
-
     return fit(
         model,
-        shuffled,
+        batches,
         optimizer=opt,
         epochs=epochs,
-        loss_fn=lambda m, b: m.loss(*b),
+        loss_fn=lambda m, b: m.loss(b[0], b[2]),
         clip_norm=clip_norm,
         valid=valid,
         device=device,
@@ -139,34 +76,6 @@ def train_translation(
         desc="transformer",
         progress=progress,
     )
-
-
-def translate(
-    model: Transformer,
-    sources: Sequence[list[str]],
-    src_vocab: Vocab,
-    tgt_vocab: Vocab,
-    *,
-    beam_size: int = 1,
-    max_len: int = 40,
-    batch_size: int = 128,
-    device=None,
-) -> list[list[str]]:
-    """Translate tokenised sentences: greedy (``beam_size=1``, batched) or beam search."""
-    out: list[list[str]] = []
-    for start in range(0, len(sources), batch_size):
-        chunk = [
-            src_vocab.encode(s) or [UNK] for s in sources[start : start + batch_size]
-        ]
-        src = _pad(chunk).to(device)  # (B, S)
-        if beam_size == 1:
-            ids = greedy_decode(model, src, bos=BOS, eos=EOS, max_len=max_len)
-        else:
-            ids = beam_search(
-                model, src, bos=BOS, eos=EOS, beam_size=beam_size, max_len=max_len
-            )
-        out.extend(tgt_vocab.decode(row) for row in ids)
-    return out
 
 
 class _SortStack(nn.Module):

@@ -19,7 +19,9 @@ from typing import Any
 import numpy as np
 
 from course_lib.data import Vocab
-from course_lib.seq2seq import IBMModel1, Seq2Seq, beam_search, encode_batch
+from course_lib.decoding import ALPHA
+from course_lib.seq2seq import IBMModel1, Seq2Seq, teacher_forced
+from course_lib.translation import encode_batch, translate_ids
 from course_lib.widgets.base import to_jsonable
 
 __all__ = ["attention_candidate", "attention_example", "translation_example"]
@@ -163,7 +165,7 @@ def translation_example(
     ibm: IBMModel1 | None = None,
     beam_size: int = 5,
     max_len: int = 30,
-    alpha: float = 0.7,
+    alpha: float = ALPHA,
     reference: Sequence[str] | None = None,
     device: Any = None,
 ) -> dict:
@@ -174,15 +176,20 @@ def translation_example(
     (NULL column left out; no row for ``<eos>``). The example shows the best candidate.
     """
     src, lens, _ = encode_batch([list(source)], None, src_vocab, device=device)
-    hyps = beam_search(
-        model, src, lens, beam_size, max_len, alpha=alpha, n_best=beam_size
-    )[0]
+    (hyps,) = translate_ids(
+        model, src, lens, beam_size=beam_size, n_best=beam_size, max_len=max_len,
+        alpha=alpha,
+    )  # fmt: skip
+    _, maps = teacher_forced(
+        model, src.expand(len(hyps), -1), lens.expand(len(hyps)),
+        [h.tokens for h in hyps], finished=[h.finished for h in hyps],
+    )  # fmt: skip
     names = ["neural attention"] + (["IBM Model 1"] if ibm is not None else [])
     cands = []
-    for h in hyps:
+    for h, attention in zip(hyps, maps, strict=True):
         words = tgt_vocab.decode(h.tokens)
         rows = words + (["<eos>"] if h.finished else [])
-        stack = {"neural attention": h.attention}
+        stack = {"neural attention": attention}
         if ibm is not None:
             a = np.full((len(rows), len(source)), np.nan)
             if words:
