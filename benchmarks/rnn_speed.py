@@ -19,33 +19,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
 
 import torch
 
+from course_lib.rnn.parity import seconds_per_pass
 from course_lib.rnn.stacked import RecurrentNet, load_torch_weights
 from course_lib.runtime import device as default_device
 
 TORCH = {"lstm": torch.nn.LSTM, "gru": torch.nn.GRU, "rnn": torch.nn.RNN}
-
-
-def _sync(dev: torch.device) -> None:
-    if dev.type == "cuda":
-        torch.cuda.synchronize(dev)
-
-
-def time_pass(module: torch.nn.Module, x: torch.Tensor, repeats: int) -> float:
-    """Median seconds of one forward + backward pass (after two warm-up passes)."""
-    times = []
-    for i in range(repeats + 2):
-        _sync(x.device)
-        start = time.perf_counter()
-        out, _ = module(x)
-        out.sum().backward()
-        _sync(x.device)
-        if i >= 2:
-            times.append(time.perf_counter() - start)
-    return sorted(times)[len(times) // 2]
 
 
 def main() -> None:
@@ -80,8 +61,8 @@ def main() -> None:
         load_torch_weights(ours, ref)
         with torch.no_grad():
             gap = (ours(x)[0] - ref(x)[0]).abs().max().item()
-        t_ref = time_pass(ref, x, args.repeats)
-        t_ours = time_pass(ours, x, args.repeats)
+        t_ref = seconds_per_pass(ref, x, repeats=args.repeats, warmup=2)
+        t_ours = seconds_per_pass(ours, x, repeats=args.repeats, warmup=2)
         print(
             f"{kind:>5}: from scratch {t_ours * 1e3:8.2f} ms, torch.nn.{ref._get_name():<4} "
             f"{t_ref * 1e3:8.2f} ms, ours / torch = {t_ours / t_ref:5.2f}×  "

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +92,25 @@ def record(chapter: str, name: str, value: Any, *, glue: bool = True) -> Any:
             return value
         myst_glue(f"{chapter}_{name}", plain, display=False)
     return value
+
+
+def recorder(chapter: str, *, glue: bool = True) -> Callable[..., Any]:
+    """``record`` with the chapter bound: ``ch06 = recorder("ch06"); ch06("uas", 0.91)``.
+
+    Returns ``rec(name, value, **kw)``, which calls ``record(chapter, name, value, **kw)``
+    (``glue`` defaults to this function's) and returns the value. The chapter is checked
+    here, so a typo fails at the top of a notebook rather than at its first number.
+    """
+    if not isinstance(chapter, str) or not chapter.replace("_", "").isalnum():
+        raise ValueError(f"chapter must be a non-empty identifier, got {chapter!r}")
+
+    def rec(name: str, value: Any, **kw: Any) -> Any:
+        kw.setdefault("glue", glue)
+        return record(chapter, name, value, **kw)
+
+    rec.__name__ = rec.__qualname__ = chapter
+    rec.__doc__ = f"Record a number of {chapter} and glue it into the prose."
+    return rec
 
 
 def load(chapter: str) -> dict[str, Any]:

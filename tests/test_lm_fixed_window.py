@@ -47,3 +47,11 @@ def test_bad_inputs():
         FixedWindowLM(FixedWindowConfig(vocab_size=5, window=0))
     with pytest.raises(ValueError, match="non-empty"):
         make_windows(torch.tensor([], dtype=torch.long), 2, 0)
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_evaluate_windows_restores_the_mode(training):
+    model = FixedWindowLM(FixedWindowConfig(vocab_size=5, window=2)).train(training)
+    x, y = make_windows(torch.tensor([1, 2, 3, 4]), 2, pad_id=0)
+    evaluate_windows(model, x, y)
+    assert all(m.training == training for m in model.modules())

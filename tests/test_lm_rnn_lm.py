@@ -88,3 +88,10 @@ def test_bad_inputs():
         SoftmaxOutput(4, 10, (20,))
     with pytest.raises(ValueError, match=r"x must be \(B, T\)"):
         RNNLM(RNNLMConfig(vocab_size=5)).features(torch.zeros(3, dtype=torch.long))
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_evaluate_lm_restores_the_mode(training):
+    model = RNNLM(RNNLMConfig(vocab_size=5, d_embed=4, d_hidden=4)).train(training)
+    evaluate_lm(model, batchify(torch.arange(5).repeat(4), 2), 3)
+    assert all(m.training == training for m in model.modules())

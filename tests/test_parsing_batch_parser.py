@@ -115,3 +115,20 @@ def test_train_parser_keeps_the_epoch_with_the_best_dev_uas(sentences):
         train_parser(sentences, optimizer="sgd")
     with pytest.raises(ValueError, match="word_dropout must be >= 0"):
         train_parser(sentences, word_dropout=-1)
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_parsing_restores_the_mode(sentences, random_parser, training):
+    model, vocabs = random_parser
+    was = model.training  # the fixture is shared: give it back as it came
+    model.train(training)
+    parse(model, vocabs, sentences[:2])
+    parse_one(model, vocabs, *as_pair(sentences[0]), top_k=2)
+    assert all(m.training == training for m in model.modules())
+    model.train(was)
+
+
+def test_train_parser_leaves_the_model_in_training_mode(sentences):
+    trained = train_parser(sentences[:1], epochs=1, hidden=8, embed_dim=4,
+                           min_freq=1, progress=False)  # fmt: skip
+    assert all(m.training for m in trained.model.modules())

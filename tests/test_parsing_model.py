@@ -73,3 +73,8 @@ def test_forward_checks_the_feature_shape():
     with pytest.raises(ValueError, match=r"\(B, 48\) ids; got \(2, 47\)"):
         model(torch.zeros(2, 47, dtype=torch.long))
     assert ParserConfig(**SIZES).as_dict()["hidden"] == 200
+
+
+def test_the_parser_takes_a_device():
+    model = ChenManningParser(ParserConfig(**SIZES), device="meta")
+    assert {p.device.type for p in model.parameters()} == {"meta"}

@@ -35,3 +35,30 @@ def test_record_glues_for_myst_nb(tmp_path, monkeypatch):
     )
     results.record("ch01", "x", 3)
     assert glued == {"ch01_x": 3}
+
+
+def test_recorder_binds_the_chapter(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_RESULTS_DIR", str(tmp_path))
+    calls = []
+    monkeypatch.setattr(
+        results, "record", lambda *a, **kw: calls.append((a, kw)) or a[2]
+    )
+    ch06 = results.recorder("ch06")
+    assert ch06("speedup", 2.5) == 2.5
+    ch06("table", [1], glue=False)
+    assert calls == [
+        (("ch06", "speedup", 2.5), {"glue": True}),
+        (("ch06", "table", [1]), {"glue": False}),
+    ]
+    assert ch06.__name__ == "ch06"
+
+
+def test_recorder_writes_what_record_writes(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_RESULTS_DIR", str(tmp_path))
+    rec = results.recorder("ch02", glue=False)
+    assert rec("n", np.int64(3)) == 3
+    assert results.load("ch02") == {"n": 3}
+    with pytest.raises(ValueError, match="chapter must be"):
+        results.recorder("")
+    with pytest.raises(ValueError, match="identifiers"):
+        rec("not a name", 1)

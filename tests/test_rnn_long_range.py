@@ -78,3 +78,10 @@ def test_bad_input():
         train_long_range(model, 5, optimizer="rmsprop")
     with pytest.raises(ValueError, match="clip_norm must be positive"):
         train_long_range(model, 5, clip_norm=0.0)
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_accuracy_by_distance_restores_the_mode(training):
+    model = LongRangeClassifier("gru", n_classes=3, hidden=4).train(training)
+    accuracy_by_distance(model, 4, [1, 2], n_per=4)
+    assert all(m.training == training for m in model.modules())

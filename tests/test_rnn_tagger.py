@@ -124,3 +124,11 @@ def test_baseline_and_metrics():
     assert confusions(gold, pred) == [("NOUN", "VERB", 2)]
     with pytest.raises(ValueError, match="differ in length"):
         per_tag_accuracy(gold, pred[:2])
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_predict_restores_the_mode(training):
+    v = TaggerVocabs.build(TRAIN)
+    model = BiLSTMTagger(TaggerConfig.from_vocabs(v, hidden=4)).train(training)
+    predict(model, tagging_batches(TRAIN, v, 5))
+    assert all(m.training == training for m in model.modules())

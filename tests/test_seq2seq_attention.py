@@ -133,3 +133,11 @@ def test_pooling_weights_and_the_learned_width():
     )  # a narrower kernel fits better
     err = lambda p: float(((p - yq) ** 2).mean())  # noqa: E731
     assert err(model(xq, x, y)[0].detach()) < err(pred_nw) < err(pred)
+
+
+@pytest.mark.parametrize("kind", ["dot", "multiplicative", "low_rank", "additive"])
+def test_scorers_take_a_device(kind):
+    scorer = make_scorer(kind, DK, DK, d_attn=3, device="meta")
+    assert all(p.device.type == "meta" for p in scorer.parameters())
+    q, k = torch.randn(B, DK, device="meta"), torch.randn(B, S, DK, device="meta")
+    assert scorer(q, scorer.project_keys(k)).shape == (B, S)

@@ -148,3 +148,13 @@ def test_loss_ignores_padding_and_bad_input_is_rejected():
         translate_ids(model, src, lens, beam_size=3, max_len=0)
     with pytest.raises(TypeError, match="Seq2SeqConfig"):
         Seq2Seq({"src_vocab_size": 3})
+
+
+@pytest.mark.parametrize("attention", [None, "multiplicative", "additive"])
+def test_seq2seq_takes_a_device(attention):
+    cfg = Seq2SeqConfig(9, 6, d_emb=4, d_hidden=4, attention=attention, d_attn=3)
+    model = Seq2Seq(cfg, device="meta")
+    assert {p.device.type for p in model.parameters()} == {"meta"}
+    torch.manual_seed(0)
+    a, b = Seq2Seq(cfg), Seq2Seq(cfg, device="cpu")
+    assert a.state_dict().keys() == b.state_dict().keys()

@@ -18,3 +18,23 @@ def test_strip_docstring_removes_only_the_docstring():
 def test_show_source_rejects_builtins():
     with pytest.raises(TypeError, match="show_source"):
         show_source(len)
+
+
+def test_the_listings_chapters_show_stay_short():
+    """DESIGN point 11: a shown method is about 20 lines of the lecture's equations."""
+    import ast
+    import inspect
+
+    from course_lib.autograd import Value
+    from course_lib.lm.ngram_counts import NGramCounts
+    from course_lib.lm.rnn_lm import train_tbptt
+    from course_lib.parsing import static_oracle
+    from course_lib.rnn.stacked import RecurrentNet
+    from course_lib.transformer.attention import MultiHeadAttention
+
+    shown = [MultiHeadAttention.forward, RecurrentNet.forward, train_tbptt,
+             NGramCounts.__init__, static_oracle, Value.__matmul__]  # fmt: skip
+    for fn in shown:
+        node = ast.parse(strip_docstring(inspect.getsource(fn))).body[0]
+        body = node.end_lineno - node.body[0].lineno + 1
+        assert body <= 25, f"{fn.__qualname__}: {body} lines of body"

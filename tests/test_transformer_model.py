@@ -145,3 +145,10 @@ def test_bad_inputs():
         model(torch.zeros(0, 5, dtype=torch.long), torch.zeros(0, 3, dtype=torch.long))
     with pytest.raises(TypeError, match="integer ids"):
         model(torch.rand(1, 5), torch.tensor([[BOS, 5]]))
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_attention_maps_restore_the_mode(training):
+    model = _model(dropout=0.1).train(training)
+    model.attention(_src(), torch.tensor([[BOS, 5]] * 3))
+    assert all(m.training == training for m in model.modules())

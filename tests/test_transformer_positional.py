@@ -76,3 +76,11 @@ def test_bad_d_model(d_model):
 def test_bad_input_shape():
     with pytest.raises(ValueError, match=r"\(B, T, 8\)"):
         SinusoidalPositionalEncoding(8)(torch.zeros(5, 8))
+
+
+def test_the_sinusoidal_module_takes_a_device():
+    module = SinusoidalPositionalEncoding(8, device="meta")
+    assert module.encoding(3).device.type == "meta"
+    assert module.encoding(3, device="cpu").device.type == "cpu"
+    x = torch.zeros(1, 3, 8)
+    assert module(x).device.type == "cpu"  # forward follows x

@@ -9,7 +9,6 @@ from matplotlib.colors import to_rgba
 
 from course_lib.parsing import LECTURE_EVAL_EXAMPLE as EV
 from course_lib.viz_dependency import CORRECT, WRONG_HEAD, WRONG_LABEL, dependency_arcs
-from course_lib.widgets.parser import dependency_arcs as reexported
 
 
 def test_predicted_arcs_above_gold_below_coloured_by_correctness():
@@ -29,4 +28,3 @@ def test_no_head_yet_draws_no_arc_and_bad_input():
         dependency_arcs(["a", "b"], [0])
     with pytest.raises(ValueError, match="gold_heads needs 2"):
         dependency_arcs(["a", "b"], [0, 1], gold_heads=[0])
-    assert reexported is dependency_arcs  # the widget module's old import still works

@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 import re
 
+import live_lab as live_harness
 import numpy as np
 import pytest
 import torch
+from live_lab import lab  # noqa: F401 - the module-scoped JupyterLab server
 from matplotlib.figure import Figure
-from test_widgets_live import lab  # noqa: F401 - the module-scoped JupyterLab server
-from widget_browser import offline_page, write_widget_page
+from widget_browser import assert_offline, offline_page, write_widget_page
 
 from course_lib.widgets.attention import (
     AttentionExplorer,
@@ -195,9 +196,7 @@ def test_browser_switches_maps_candidates_sentences_offline(tmp_path, monkeypatc
             ".map(e => e.outerHTML)",
         )
         assert missing == []
-    assert browser.blocked == [], f"requests left the machine: {browser.blocked}"
-    assert all(re.match(r"(file|blob|data):", u) for u in browser.requests)
-    assert browser.errors == []
+    assert_offline(browser)
 
 
 def test_translation_example_packs_the_beam_and_ibm_alignments(live):
@@ -246,8 +245,6 @@ LIVE_PROBE = "print(w.index, w.map_index, len(w.examples), repr(w.error))"
 
 
 def test_attention_explorer_live_in_jupyterlab(lab):  # noqa: F811 - the fixture
-    import test_widgets_live as live_harness
-
     path = lab.root / "live_attention.ipynb"
     live_harness.write_notebook(path, LIVE_CELLS)
     with offline_page(allow=(lab.url + "/",)) as browser:
@@ -257,15 +254,7 @@ def test_attention_explorer_live_in_jupyterlab(lab):  # noqa: F811 - the fixture
         def run_cell(code: str) -> str:
             return live_harness.run_cell(page, code)
 
-        page.goto(
-            f"{lab.url}/lab/tree/{path.name}", timeout=live_harness.LOAD_TIMEOUT_MS
-        )
-        page.wait_for_function(
-            live_harness.JS_APP_READY, timeout=live_harness.LOAD_TIMEOUT_MS
-        )
-        page.wait_for_function(
-            live_harness.JS_KERNEL_READY, timeout=live_harness.LOAD_TIMEOUT_MS
-        )
+        live_harness.open_notebook(page, lab, path.name)
         page.evaluate(live_harness.JS_RUN_ALL)
         root = page.locator(".cw-at")
         root.locator(".cw-at-cell").first.wait_for(timeout=live_harness.RUN_TIMEOUT_MS)
@@ -292,5 +281,4 @@ def test_attention_explorer_live_in_jupyterlab(lab):  # noqa: F811 - the fixture
         page.wait_for_function(
             "() => document.querySelectorAll('.cw-at .cw-at-row').length === 3"
         )
-    assert browser.blocked == [], f"requests left the machine: {browser.blocked}"
-    assert browser.errors == []
+    assert_offline(browser, allow=(lab.url + "/",), websockets=True)

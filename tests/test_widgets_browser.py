@@ -11,7 +11,13 @@ import subprocess
 import tempfile
 
 import numpy as np
-from widget_browser import FLAGS, chromium, offline_page, write_widget_page
+from widget_browser import (
+    FLAGS,
+    assert_offline,
+    chromium,
+    offline_page,
+    write_widget_page,
+)
 
 from course_lib.widgets import HeatmapExplorer
 
@@ -120,6 +126,4 @@ def test_playwright_slider_hover_keyboard_and_no_network(tmp_path, monkeypatch):
         assert missing == []
         # a single-matrix widget hides the slider
         assert not page.locator(".cw-hm").nth(1).locator("input").is_visible()
-    assert browser.blocked == [], f"requests left the machine: {browser.blocked}"
-    assert all(re.match(r"(file|blob|data):", u) for u in browser.requests)
-    assert browser.errors == []
+    assert_offline(browser)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 from matplotlib.figure import Figure
-from widget_browser import offline_page, write_widget_page
+from widget_browser import assert_offline, offline_page, write_widget_page
 
 from course_lib.embeddings import OutOfVocabularyError, analogy, nearest_neighbours
 from course_lib.viz import project_2d
@@ -227,6 +227,4 @@ def test_playwright_select_hover_and_no_network(tmp_path, monkeypatch):
             ".map(e => e.outerHTML)",
         )
         assert missing == []
-    assert browser.blocked == [], f"requests left the machine: {browser.blocked}"
-    assert all(re.match(r"(file|blob|data):", u) for u in browser.requests)
-    assert browser.errors == []
+    assert_offline(browser)

@@ -14,7 +14,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 from matplotlib.figure import Figure
-from widget_browser import offline_page, write_widget_page
+from widget_browser import assert_offline, offline_page, write_widget_page
 
 from course_lib.widgets.base import js_source
 from course_lib.widgets.gradient_flow import (
@@ -357,6 +357,4 @@ def test_playwright_drives_the_controls(tmp_path, monkeypatch):
             ".map(e => e.outerHTML)",
         )
         assert missing == []
-    assert browser.blocked == [], f"requests left the machine: {browser.blocked}"
-    assert all(re.match(r"(file|blob|data):", u) for u in browser.requests)
-    assert browser.errors == []
+    assert_offline(browser)

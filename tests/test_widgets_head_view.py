@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from widget_browser import offline_page, write_widget_page
+from widget_browser import assert_offline, offline_page, write_widget_page
 
 from course_lib.transformer import Transformer, TransformerConfig
 from course_lib.widgets.head_view import HeadView
@@ -101,4 +101,4 @@ def test_browser_click_heads_hover_tokens(tmp_path, monkeypatch):
             ".map(e => e.outerHTML)",
         )
         assert missing == []
-    assert browser.blocked == [] and browser.errors == []
+    assert_offline(browser)

@@ -1,7 +1,7 @@
 """Four more widget families LIVE in JupyterLab: two-way sync with a kernel.
 
-The server and the page harness are those of ``tests/test_widgets_live.py`` (its
-module-scoped ``lab`` fixture: one offline JupyterLab for this module). One notebook builds
+The server and the page harness are ``tests/live_lab.py``'s (its module-scoped ``lab``
+fixture: one offline JupyterLab for this module). One notebook builds
 a ``ParserStateExplorer`` (the static oracle on two tiny sentences, no model), a
 ``PositionalExplorer``, a ``HeadView`` (random small attention stacks) and an
 ``EmbeddingExplorer`` (random small vectors, a dict vocabulary). Headless Chromium runs all
@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import re
 
-from test_widgets_live import lab  # noqa: F401 - the module-scoped JupyterLab server
-from widget_browser import offline_page
+import live_lab as harness
+from live_lab import lab  # noqa: F401 - the module-scoped JupyterLab server
+from widget_browser import assert_offline, offline_page
 
 NOTEBOOK = "live_families.ipynb"
 CELLS = [
@@ -60,8 +61,6 @@ JS_UNSUPPRESSED = """(root, selector) => [...root.querySelectorAll(selector)]
 
 
 def test_four_widget_families_live_in_jupyterlab(lab):  # noqa: F811 - the fixture
-    import test_widgets_live as harness
-
     harness.write_notebook(lab.root / NOTEBOOK, CELLS)
     with offline_page(allow=(lab.url + "/",)) as browser:
         page = browser.page
@@ -86,13 +85,7 @@ def test_four_widget_families_live_in_jupyterlab(lab):  # noqa: F811 - the fixtu
         hv, ee = page.locator(".cw-hv"), page.locator(".cw-ee")
 
         with step("open the notebook, run all cells, render the four widgets"):
-            page.goto(f"{lab.url}/lab/tree/{NOTEBOOK}", timeout=harness.LOAD_TIMEOUT_MS)
-            page.wait_for_function(
-                harness.JS_APP_READY, timeout=harness.LOAD_TIMEOUT_MS
-            )
-            page.wait_for_function(
-                harness.JS_KERNEL_READY, timeout=harness.LOAD_TIMEOUT_MS
-            )
+            harness.open_notebook(page, lab, NOTEBOOK)
             page.evaluate(harness.JS_RUN_ALL)
             error = page.locator(
                 ".jp-OutputArea [data-mime-type='application/vnd.jupyter.error']"
@@ -326,11 +319,4 @@ def test_four_widget_families_live_in_jupyterlab(lab):  # noqa: F811 - the fixtu
             assert word_select.input_value() == "0"
 
         with step("nothing left the machine, no page errors"):
-            assert browser.blocked == [], (
-                f"requests left the machine: {browser.blocked}"
-            )
-            assert all(
-                u.startswith((lab.url + "/", "data:", "blob:"))
-                for u in browser.requests
-            )
-            assert browser.errors == []
+            assert_offline(browser, allow=(lab.url + "/",), websockets=True)

@@ -9,7 +9,7 @@ import pytest
 import torch
 import traitlets
 from matplotlib.figure import Figure
-from widget_browser import offline_page, write_widget_page
+from widget_browser import assert_offline, offline_page, write_widget_page
 
 from course_lib.parsing import (
     LECTURE_EVAL_EXAMPLE,
@@ -222,4 +222,4 @@ def test_browser_steps_forward_back_and_switches_sentence(tmp_path, html, parser
             ".map(e => e.outerHTML)",
         )
         assert missing == []
-    assert browser.blocked == [] and browser.errors == []
+    assert_offline(browser)

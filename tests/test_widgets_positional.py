@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pytest
 import torch
-from widget_browser import offline_page, write_widget_page
+from widget_browser import assert_offline, offline_page, write_widget_page
 
 from course_lib.transformer import sinusoidal_encoding, wavelengths
 from course_lib.widgets.positional import PositionalExplorer, similarity_by_offset
@@ -104,4 +104,4 @@ def test_browser_offset_slider_and_hover(tmp_path, monkeypatch):
             ".map(e => e.outerHTML)",
         )
         assert missing == []
-    assert browser.blocked == [] and browser.errors == []
+    assert_offline(browser)

@@ -4,7 +4,7 @@ precomputed, the static figure, and the controls driven in headless Chromium."""
 from __future__ import annotations
 
 import pytest
-from widget_browser import offline_page, write_widget_page
+from widget_browser import assert_offline, offline_page, write_widget_page
 
 from course_lib.rnn.long_range import LongRangeClassifier
 from course_lib.widgets.gradient_flow import GradientFlowExplorer
@@ -61,4 +61,4 @@ def test_playwright_drives_the_controls(tmp_path, html):
         pick("length", "5")
         assert cols.count() == 5
         assert norms() == w.states["LSTM|5|s=1, keep-gate bias 3"]["norm"]
-        assert not browser.errors and not browser.blocked
+    assert_offline(browser)

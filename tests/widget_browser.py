@@ -7,8 +7,9 @@ not a skip: the book's widgets are only known to work if this runs.
 ``write_widget_page`` writes widgets' html-mode bundles into one standalone page;
 ``offline_page`` opens a Playwright page that lets only file:, blob: and data: URLs
 (plus the URL prefixes it is given, e.g. a local JupyterLab) through and records every
-request, every blocked one, every WebSocket and every error. Imported by the tests as a
-plain module (``from widget_browser import ...``).
+request, every blocked one, every WebSocket and every error; ``assert_offline``, the end of
+every browser test, checks that nothing left the machine and no page error happened.
+Imported by the tests as a plain module (``from widget_browser import ...``).
 """
 
 from __future__ import annotations
@@ -110,3 +111,28 @@ def offline_page(allow: tuple[str, ...] = ()) -> Iterator[OfflinePage]:
             yield out
         finally:
             browser.close()
+
+
+def assert_offline(
+    browser: OfflinePage, allow: tuple[str, ...] = (), *, websockets: bool = False
+) -> None:
+    """The end of every browser test: nothing left the machine, no page errors.
+
+    No request was blocked; every request went to a file:, blob: or data: URL or to one of
+    the ``allow`` prefixes; every WebSocket went to an allowed server (with
+    ``websockets=True`` at least one did: the kernel's connection); no page or console
+    error.
+    """
+    assert browser.blocked == [], f"requests left the machine: {browser.blocked}"
+    stray = [
+        u
+        for u in browser.requests
+        if u.split(":", 1)[0] not in LOCAL_SCHEMES and not u.startswith(allow)
+    ]
+    assert stray == [], f"requests outside file:, blob:, data: and {allow}: {stray}"
+    ws_allow = tuple(prefix.replace("http", "ws", 1) for prefix in allow)
+    stray_ws = [u for u in browser.websockets if not u.startswith(ws_allow)]
+    assert stray_ws == [], f"WebSockets to other servers: {stray_ws}"
+    if websockets:
+        assert browser.websockets, "no WebSocket was opened: the kernel never connected"
+    assert browser.errors == [], f"page errors: {browser.errors}"

@@ -11,6 +11,7 @@ Shape legend: B batch, C classes, V vocabulary, D width; broadcasting follows to
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any, Union
 
@@ -30,7 +31,7 @@ class Value:
     """A node of the computational graph: ``data`` (a tensor), ``grad``, parents, op, backward.
 
     Build leaves with ``Value(tensor, requires_grad=True, name="W")`` (the data is copied) and
-    combine them with ``+ - * @``, ``.tanh()``, ``.sum(dim)`` ...; each result remembers its
+    combine them with ``+ - * / ** @``, ``.tanh()``, ``.sum(dim)`` ...; each result remembers its
     parents, its op name and a closure computing the local backward. ``backward()`` on a scalar
     fills ``grad`` (same shape as ``data``) of every node that leads to it.
     """
@@ -131,15 +132,7 @@ class Value:
     def __matmul__(self, other: Value) -> Value:
         """z = A B for 1-D or 2-D A (m, k), B (k, n): ∂s/∂A = g Bᵀ, ∂s/∂B = Aᵀ g (lecture 3)."""
         b = self._lift(other, "matmul")
-        if not (1 <= self.data.dim() <= 2 and 1 <= b.data.dim() <= 2):
-            raise ValueError(
-                f"matmul gate: needs 1-D or 2-D inputs; got {self.shape} @ {b.shape}"
-            )
-        if self.shape[-1] != b.shape[0]:
-            raise ValueError(
-                f"matmul gate: shapes {self.shape} @ {b.shape} do not match: "
-                f"inner dimensions {self.shape[-1]} and {b.shape[0]} differ"
-            )
+        _check_matmul(self.shape, b.shape)
         A = self.data.reshape(-1, self.shape[-1])  # (m, k); a vector is one row
         Bm = b.data.reshape(b.shape[0], -1)  # (k, n); a vector is one column
         m, k, n = A.shape[0], A.shape[1], Bm.shape[1]
@@ -169,10 +162,45 @@ class Value:
     def __rsub__(self, other: Operand) -> Value:
         return self._lift(other, "subtract") + (-self)
 
-    def __truediv__(self, other: float | int) -> Value:
+    def __truediv__(self, other: Operand) -> Value:
+        """z = a / b: by a number, a × (1/b); by a Value, a × b⁻¹ (the power gate)."""
+        if isinstance(other, Value):
+            return self * self._lift(other, "divide") ** -1
         if not isinstance(other, (int, float)):
-            raise TypeError("division is by a number only; multiply by a Value instead")
+            raise TypeError(
+                f"divide: expected a Value or a number; got {type(other).__name__}"
+            )
         return self * (1.0 / other)
+
+    def __rtruediv__(self, other: float | int) -> Value:
+        """c / a = c × a⁻¹ for a number c (``10.0 / f``)."""
+        return self._lift(other, "divide") * self**-1
+
+    def __pow__(self, exponent: float | int) -> Value:
+        """z = aᵖ for a number p; local gradient p·aᵖ⁻¹ (the power rule)."""
+        if isinstance(exponent, bool) or not isinstance(exponent, (int, float)):
+            raise TypeError(
+                f"power: the exponent must be a number; got {type(exponent).__name__} "
+                "(for a Value exponent write (p * a.log()).exp())"
+            )
+        a = self.data
+        return self._elementwise(
+            a**exponent, lambda: exponent * a ** (exponent - 1), "pow"
+        )
+
+    def __rpow__(self, base: float | int) -> Value:
+        """z = cᵃ for a number c > 0, i.e. e^(a ln c); local gradient cᵃ ln c."""
+        if isinstance(base, bool) or not isinstance(base, (int, float)):
+            raise TypeError(
+                f"power: the base must be a number; got {type(base).__name__}"
+            )
+        if base <= 0:
+            raise ValueError(
+                f"power: a number raised to a Value needs a base > 0 (cᵃ = e^(a ln c)); "
+                f"got {base}"
+            )
+        z = torch.pow(base, self.data)
+        return self._elementwise(z, lambda: z * math.log(base), "rpow")
 
     # -- gates with one input ------------------------------------------------------------
     def _elementwise(self, out: Tensor, local: Callable[[], Tensor], op: str) -> Value:
@@ -308,6 +336,17 @@ class Value:
                 leaf_sum = node.is_leaf and node.grad is not None
                 node.grad = node.grad + g if leaf_sum else g
         return counter
+
+
+def _check_matmul(a: tuple[int, ...], b: tuple[int, ...]) -> None:
+    """A @ B needs 1-D or 2-D inputs whose inner dimensions agree."""
+    if not (1 <= len(a) <= 2 and 1 <= len(b) <= 2):
+        raise ValueError(f"matmul gate: needs 1-D or 2-D inputs; got {a} @ {b}")
+    if a[-1] != b[0]:
+        raise ValueError(
+            f"matmul gate: shapes {a} @ {b} do not match: "
+            f"inner dimensions {a[-1]} and {b[0]} differ"
+        )
 
 
 def _dims(dim: int | Sequence[int], ndim: int) -> tuple[int, ...]:

@@ -21,6 +21,7 @@ from torch import Tensor, nn
 
 from course_lib.decoding.protocol import select_rows
 from course_lib.lm.output import SoftmaxOutput
+from course_lib.training import evaluating
 
 
 @dataclass(frozen=True)
@@ -101,12 +102,10 @@ def evaluate_windows(
     model: FixedWindowLM, x: Tensor, y: Tensor, batch_size: int = 4096
 ) -> float:
     """Mean cross-entropy (nats per token) of y (M,) given windows x (M, W)."""
-    was = model.training
-    model.eval()
     device = model.embed.weight.device
     total = 0.0
-    for i in range(0, y.numel(), batch_size):
-        xb, yb = x[i : i + batch_size].to(device), y[i : i + batch_size].to(device)
-        total += float(model(xb, yb)) * yb.numel()
-    model.train(was)
+    with evaluating(model):
+        for i in range(0, y.numel(), batch_size):
+            xb, yb = x[i : i + batch_size].to(device), y[i : i + batch_size].to(device)
+            total += float(model(xb, yb)) * yb.numel()
     return total / y.numel()

@@ -17,6 +17,20 @@ BEGIN = -2  # a context position before the start of the stream
 MISSING = -1  # a k-gram (or context) never seen in training
 
 
+def _check_stream(ids: np.ndarray, order: int, vocab_size: int) -> np.ndarray:
+    """ids as a non-empty 1-D int64 array (N,) of ids in [0, V); order an int >= 1."""
+    if not isinstance(order, int) or order < 1:
+        raise ValueError(f"order must be an int >= 1, got {order!r}")
+    ids = np.asarray(ids, dtype=np.int64)  # (N,)
+    if ids.ndim != 1 or ids.size == 0:
+        raise ValueError(f"ids must be a non-empty 1-D sequence, got shape {ids.shape}")
+    if ids.min() < 0 or ids.max() >= vocab_size:
+        raise ValueError(
+            f"ids must lie in [0, {vocab_size}), got {ids.min()}..{ids.max()}"
+        )
+    return ids
+
+
 class NGramCounts:
     """The k-gram tables, k = 1..order, of one stream of token ids in ``[0, V)``.
 
@@ -28,34 +42,16 @@ class NGramCounts:
     """
 
     def __init__(self, ids: np.ndarray, order: int, vocab_size: int) -> None:
-        if not isinstance(order, int) or order < 1:
-            raise ValueError(f"order must be an int >= 1, got {order!r}")
-        ids = np.asarray(ids, dtype=np.int64)  # (N,)
-        if ids.ndim != 1 or ids.size == 0:
-            raise ValueError(
-                f"ids must be a non-empty 1-D sequence, got shape {ids.shape}"
-            )
-        if ids.min() < 0 or ids.max() >= vocab_size:
-            raise ValueError(
-                f"ids must lie in [0, {vocab_size}), got {ids.min()}..{ids.max()}"
-            )
+        ids = _check_stream(ids, order, vocab_size)  # (N,)
         self.order, self.V = order, int(vocab_size)
-        self.keys, self.counts, self.context, self.word, self.suffix = (
-            {},
-            {},
-            {},
-            {},
-            {},
-        )
+        self.keys, self.counts, self.context = {}, {}, {}
+        self.word, self.suffix = {}, {}
         positions = np.arange(ids.size)  # (N,)
         prev = None  # row of the (k-1)-gram ending at each position, (N,)
         for k in range(1, order + 1):
-            if k == 1:
-                valid = positions  # (N,)
-                key = ids.copy()  # (N,)
-            else:
-                valid = positions[k - 1 :]  # (N-k+1,)
-                key = prev[valid - 1] * self.V + ids[valid]  # (N-k+1,)
+            valid = positions[k - 1 :]  # (N-k+1,) positions where a k-gram ends
+            # key = (row of the (k-1)-gram context) · V + w; the bare word for k = 1
+            key = ids if k == 1 else prev[valid - 1] * self.V + ids[valid]  # (N-k+1,)
             uniq, first, inverse = np.unique(
                 key, return_index=True, return_inverse=True
             )

@@ -30,7 +30,7 @@ from course_lib.decoding.protocol import select_rows
 from course_lib.lm.output import SoftmaxOutput
 from course_lib.rnn.rnn_cell import RNN
 from course_lib.runtime import progress_bar
-from course_lib.training import History
+from course_lib.training import History, evaluating
 
 CELLS = ("torch", "scratch", "lstm")
 
@@ -155,17 +155,41 @@ def _detach(h):
     return h.detach()
 
 
+def _windows(data: Tensor, bptt: int, epoch: int, progress: bool):
+    """``tbptt_batches(data, bptt)`` under a progress bar for this epoch."""
+    return progress_bar(
+        tbptt_batches(data, bptt),
+        total=math.ceil((data.size(1) - 1) / bptt),
+        desc=f"epoch {epoch + 1}",
+        disable=not progress,
+        leave=False,
+    )
+
+
+def _check_finite(loss: Tensor) -> None:
+    if not torch.isfinite(loss):
+        raise FloatingPointError(f"loss became {loss.item()}: lower lr or clip")
+
+
+def _spent(
+    history: History, start: float, max_steps: int | None, max_seconds: float | None
+) -> bool:
+    """Whether the step or time budget is used up."""
+    steps = len(history.step_loss)
+    return (max_steps is not None and steps >= max_steps) or (
+        max_seconds is not None and time.perf_counter() - start > max_seconds
+    )
+
+
 @torch.no_grad()
 def evaluate_lm(model: RNNLM, data: Tensor, bptt: int) -> float:
     """Mean cross-entropy (nats per token) over a batchified stream (B, L), state carried."""
-    was = model.training
-    model.eval()
     total, count, h = 0.0, 0, None
-    for x, y in tbptt_batches(data, bptt):
-        loss, h = model(x, y, h)
-        total += float(loss) * y.numel()
-        count += y.numel()
-    model.train(was)
+    with evaluating(model):
+        for x, y in tbptt_batches(data, bptt):
+            loss, h = model(x, y, h)
+            total += float(loss) * y.numel()
+            count += y.numel()
     return total / count
 
 
@@ -192,33 +216,21 @@ def train_tbptt(
     """
     if epochs < 1:
         raise ValueError(f"epochs must be >= 1, got {epochs}")
-    history, start, steps = History(), time.perf_counter(), 0
+    history, start = History(), time.perf_counter()
     model.train()
     for epoch in range(epochs):
         total, count, h, stop = 0.0, 0, None, False
-        n_windows = math.ceil((data.size(1) - 1) / bptt)
-        bar = progress_bar(
-            tbptt_batches(data, bptt),
-            total=n_windows,
-            desc=f"epoch {epoch + 1}",
-            disable=not progress,
-            leave=False,
-        )
-        for x, y in bar:
-            loss, h = model(x, y, _detach(h))
-            if not torch.isfinite(loss):
-                raise FloatingPointError(f"loss became {loss.item()}: lower lr or clip")
+        for x, y in _windows(data, bptt, epoch, progress):  # x, y: (B, bptt)
+            loss, h = model(x, y, _detach(h))  # the state goes on, its graph is cut
+            _check_finite(loss)
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             norm = nn.utils.clip_grad_norm_(model.parameters(), clip_norm or math.inf)
             optimizer.step()
             history.step_loss.append(loss.item())
             history.grad_norm.append(float(norm))
-            total, count, steps = total + loss.item(), count + 1, steps + 1
-            if (max_steps is not None and steps >= max_steps) or (
-                max_seconds is not None and time.perf_counter() - start > max_seconds
-            ):
-                stop = True
+            total, count = total + loss.item(), count + 1
+            if stop := _spent(history, start, max_steps, max_seconds):
                 break
         history.train_loss.append(total / max(count, 1))
         if valid is not None:

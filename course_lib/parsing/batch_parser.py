@@ -12,7 +12,7 @@ the configuration is terminal: 2n steps, no search.
   every state and the model's most probable transitions (the parser-state widget's data).
 
 Both give the same trees (a test checks it); the batched one is much faster.
-Shape legend: R unfinished sentences in a batch, F = 48 features, T transitions.
+Shape legend: R unfinished sentences in a batch, F = 48 features, K transitions.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from torch import nn
 from course_lib.parsing.features import ParserVocabs, batch_features, config_features
 from course_lib.parsing.state import BatchConfigurations
 from course_lib.parsing.transitions import Configuration, Transition
+from course_lib.training import evaluating
 
 __all__ = ["Parse", "ParseStep", "as_words_and_tags", "parse", "parse_one"]
 
@@ -93,11 +94,9 @@ def parse(
     pairs = [as_words_and_tags(s, i) for i, s in enumerate(sentences)]
     dev = _device_of(model, device)
     system = vocabs.system
-    was_training = model.training
-    model.eval()
     order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]))
     results: list[Parse | None] = [None] * len(pairs)
-    try:
+    with evaluating(model):
         for start in range(0, len(order), batch_size):
             chunk = order[start : start + batch_size]
             batch = [pairs[i] for i in chunk]
@@ -108,18 +107,16 @@ def parse(
                 if rows.size == 0:
                     break
                 feats = batch_features(state, word_ids, tag_ids, rows)  # (R, F)
-                logits = model(torch.from_numpy(feats).to(dev))  # (R, T)
+                logits = model(torch.from_numpy(feats).to(dev))  # (R, K)
                 legal = torch.from_numpy(state.legal_mask(system, rows)).to(
                     dev
-                )  # (R, T)
+                )  # (R, K)
                 best = logits.masked_fill(~legal, float("-inf")).argmax(dim=1)  # (R,)
                 state.apply(best.cpu().numpy(), system, rows, check=False)
             for b, i in enumerate(chunk):
                 results[i] = Parse(
                     tuple(state.heads(b)), tuple(state.labels(b, system))
                 )
-    finally:
-        model.train(was_training)
     return results  # type: ignore[return-value]
 
 
@@ -144,19 +141,17 @@ def parse_one(
     dev = _device_of(model, device)
     system = vocabs.system
     word_ids, tag_ids = vocabs.encode(words, tags)  # (n + 1,), (n + 1,)
-    was_training = model.training
-    model.eval()
     config, steps = Configuration.initial(words), []
-    try:
+    with evaluating(model):
         while not config.is_terminal():
             feats = config_features(config, word_ids, tag_ids, system)  # (F,)
             x = torch.tensor([feats], dtype=torch.long, device=dev)  # (1, F)
-            logits = model(x)[0]  # (T,)
-            legal = torch.from_numpy(system.legal(config)).to(dev)  # (T,)
-            logits = logits.masked_fill(~legal, float("-inf"))  # (T,)
+            logits = model(x)[0]  # (K,)
+            legal = torch.from_numpy(system.legal(config)).to(dev)  # (K,)
+            logits = logits.masked_fill(~legal, float("-inf"))  # (K,)
             t = system.transitions[int(logits.argmax())]
             if top_k > 0:
-                p = logits.softmax(dim=0)  # (T,) over the legal transitions
+                p = logits.softmax(dim=0)  # (K,) over the legal transitions
                 k = min(top_k, int(legal.sum()))
                 vals, idx = p.topk(k)  # (k,), (k,)
                 top = tuple(
@@ -165,8 +160,6 @@ def parse_one(
                 )
                 steps.append(ParseStep(config, t, top))
             config = config.apply(t)
-    finally:
-        model.train(was_training)
     if top_k > 0:
         steps.append(ParseStep(config, None, ()))
     return Parse(tuple(config.heads()), tuple(config.deprels())), steps

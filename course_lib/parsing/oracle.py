@@ -73,16 +73,11 @@ def oracle_next(
     )
 
 
-def static_oracle(
-    heads: Sequence[int],
-    deprels: Sequence[str],
-    words: Sequence[str] | None = None,
-) -> list[Transition]:
-    """The 2n gold transitions that build the tree (heads[i-1] = head of word i, 0 = ROOT).
-
-    Raises ValueError for a malformed tree (see ``check_tree``) or a ``deprels`` of the wrong
-    length, and NonProjectiveError (a ValueError) naming the crossing arcs.
-    """
+def _check_gold_tree(
+    heads: Sequence[int], deprels: Sequence[str], words: Sequence[str] | None
+) -> list[str]:
+    """A projective tree with one deprel (and word) per word; returns the words
+    (w1 … wn when None)."""
     check_tree(heads)
     if len(deprels) != len(heads):
         raise ValueError(
@@ -100,7 +95,23 @@ def static_oracle(
     words = list(words) if words is not None else [f"w{i}" for i in range(1, n + 1)]
     if len(words) != n:
         raise ValueError(f"need one word per head: {n} heads but {len(words)} words")
-    missing = [0] * (n + 1)
+    return words
+
+
+def static_oracle(
+    heads: Sequence[int],
+    deprels: Sequence[str],
+    words: Sequence[str] | None = None,
+) -> list[Transition]:
+    """The 2n gold transitions that build the tree (heads[i-1] = head of word i, 0 = ROOT).
+
+    Raises ValueError for a malformed tree (see ``check_tree``) or a ``deprels`` of the wrong
+    length, and NonProjectiveError (a ValueError) naming the crossing arcs.
+    """
+    words = _check_gold_tree(heads, deprels, words)
+    missing = [0] * (
+        len(heads) + 1
+    )  # missing[i]: gold dependents of i not yet attached
     for h in heads:
         missing[h] += 1
     config, transitions = Configuration.initial(words), []

@@ -12,7 +12,7 @@ next..n, so it is one integer per sentence. Left children are attached nearest f
 children left to right, so the leftmost child lc₁ and the second leftmost lc₂ (rightmost rc₁,
 rc₂) are the last two left (right) arcs made: two arrays each, updated in O(1).
 
-Shape legend: B sentences, P = N + 2 positions (ROOT, N words, sentinel), T transitions.
+Shape legend: B sentences, P = N + 2 positions (ROOT, N words, sentinel), K transitions.
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ class BatchConfigurations:
     def legal_mask(
         self, system: TransitionSystem, rows: np.ndarray | None = None
     ) -> np.ndarray:
-        """Legal transitions of each configuration (``TransitionSystem.legal_mask``). (R, T)"""
+        """Legal transitions of each configuration (``TransitionSystem.legal_mask``). (R, K)"""
         r = self._rows(rows)
         return system.legal_mask(self.depth[r], self.next[r] > self.n[r])
 

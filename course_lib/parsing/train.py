@@ -208,7 +208,7 @@ def train_parser(
         dropout=dropout,
         init=init,
     )
-    model = ChenManningParser(config).to(device)
+    model = ChenManningParser(config, device=device)
     opt_class = torch.optim.Adam if optimizer == "adam" else torch.optim.Adagrad
     opt = opt_class(model.parameters(), lr=lr, weight_decay=weight_decay)
     gen = torch.Generator().manual_seed(seed)
@@ -242,7 +242,6 @@ def train_parser(
         model.load_state_dict(best_state)
     else:
         best_epoch = len(history.train_loss)
-    model.eval()
     return TrainedParser(
         model, vocabs, history, scores, best_epoch, time.perf_counter() - start
     )

@@ -13,6 +13,8 @@ the buffer is empty, so ROOT gets exactly one dependent (UD's single root). Word
 1..n as in CoNLL-U; 0 is ROOT. With L labels there are 2L + 1 transitions; the
 :class:`TransitionSystem` numbers them (0 = SHIFT, 1..L = LEFT-ARC, L+1..2L = RIGHT-ARC) and
 computes which are legal, the same rule for one configuration and for a batch of them.
+
+Shape legend: n words, L labels, K = 2L + 1 transitions, B configurations in a batch.
 """
 
 from __future__ import annotations
@@ -203,10 +205,10 @@ class TransitionSystem:
         )
         self._index = {t: i for i, t in enumerate(self.transitions)}
         L = len(labels)
-        self.kind = np.array([0] + [1] * L + [2] * L)  # (T,) 0 SHIFT, 1 LEFT, 2 RIGHT
-        self.label_index = np.array([-1, *range(L), *range(L)])  # (T,) index in labels
+        self.kind = np.array([0] + [1] * L + [2] * L)  # (K,) 0 SHIFT, 1 LEFT, 2 RIGHT
+        self.label_index = np.array([-1, *range(L), *range(L)])  # (K,) index in labels
         root = [r == ROOT_LABEL for r in labels]
-        self.is_root_label = np.array([False, *root, *root])  # (T,)
+        self.is_root_label = np.array([False, *root, *root])  # (K,)
         self.has_root_label = ROOT_LABEL in labels
 
     def __len__(self) -> int:
@@ -228,7 +230,7 @@ class TransitionSystem:
             ) from None
 
     def legal_mask(self, depth: np.ndarray, buffer_empty: np.ndarray) -> np.ndarray:
-        """Which transitions are legal, for B configurations at once. (B,), (B,) -> (B, T).
+        """Which transitions are legal, for B configurations at once. (B,), (B,) -> (B, K).
 
         depth: stack sizes (ROOT included); buffer_empty: bools. SHIFT needs a buffer word;
         LEFT-ARC needs depth ≥ 3 (ROOT never a dependent); RIGHT-ARC needs depth ≥ 3, or
@@ -237,20 +239,20 @@ class TransitionSystem:
         """
         depth = np.asarray(depth)[:, None]  # (B, 1)
         empty = np.asarray(buffer_empty, dtype=bool)[:, None]  # (B, 1)
-        shift = (self.kind == 0) & ~empty  # (B, T)
-        arcs = (self.kind > 0) & (depth >= 3)  # (B, T)
-        from_root = (self.kind == 2) & (depth == 2) & empty  # (B, T)
+        shift = (self.kind == 0) & ~empty  # (B, K)
+        arcs = (self.kind > 0) & (depth >= 3)  # (B, K)
+        from_root = (self.kind == 2) & (depth == 2) & empty  # (B, K)
         if self.has_root_label:
             arcs &= ~self.is_root_label
             from_root &= self.is_root_label
-        return shift | arcs | from_root  # (B, T)
+        return shift | arcs | from_root  # (B, K)
 
     def legal(self, config: Configuration) -> np.ndarray:
-        """The legal-transition mask of one configuration. (T,) bool."""
+        """The legal-transition mask of one configuration. (K,) bool."""
         mask = self.legal_mask(
             np.array([len(config.stack)]), np.array([not config.buffer])
         )
-        return mask[0]  # (T,)
+        return mask[0]  # (K,)
 
 
 def replay(

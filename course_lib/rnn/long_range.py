@@ -25,6 +25,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from course_lib.training import evaluating
+
 __all__ = [
     "LongRangeClassifier",
     "accuracy_by_distance",
@@ -167,16 +169,16 @@ def accuracy_by_distance(
 ) -> dict[int, float]:
     """Accuracy at each distance d (``n_per`` fresh sequences each, seeded). Returns {d: acc}."""
     gen = torch.Generator().manual_seed(seed)
-    model.eval()
     out = {}
-    for d in distances:
-        tokens, labels, _ = long_range_batch(
-            n_per,
-            length,
-            n_classes=model.n_classes,
-            distance=int(d),
-            generator=gen,
-            device=device,
-        )
-        out[int(d)] = (model(tokens).argmax(1) == labels).float().mean().item()
+    with evaluating(model):
+        for d in distances:
+            tokens, labels, _ = long_range_batch(
+                n_per,
+                length,
+                n_classes=model.n_classes,
+                distance=int(d),
+                generator=gen,
+                device=device,
+            )
+            out[int(d)] = (model(tokens).argmax(1) == labels).float().mean().item()
     return out

@@ -161,6 +161,26 @@ class RecurrentNet(nn.Module):
         Returns the top layer's outputs (B, T, K·H), zero at padding, and the final state in
         torch's layout (L·K, B, H) (LSTM: the pair (h_n, c_n)).
         """
+        lengths, mask = self._check_inputs(x, lengths)  # (B,), (B, T) bool or None
+        states = self._initial_state(state, x)  # per cell: a tuple of (B, H)
+        K, h, finals = self.num_directions, x, []
+        for l in range(self.num_layers):
+            outs = []
+            for i in range(l * K, (l + 1) * K):  # layer l's cells: →, then ←
+                out, last = self._direction(i, h, states[i], lengths, mask)  # (B,T,H)
+                outs.append(out)
+                finals.append(last)
+            h = torch.cat(outs, dim=-1)  # (B, T, K·H)  h_t = [→h_t; ←h_t]
+            if l < self.num_layers - 1:
+                h = self._between_layers(h)  # (B, T, K·H)  the next layer's input
+        return h, self._torch_layout(finals)  # (B, T, K·H), (L·K, B, H) each
+
+    def _check_inputs(
+        self, x: Tensor, lengths: Tensor | None
+    ) -> tuple[Tensor | None, Tensor | None]:
+        """x must be (B >= 1, T >= 1, D); lengths (B,) in 1..T. Returns lengths as a
+        tensor on x's device and the padding mask (B, T), True at real tokens (None
+        without lengths)."""
         if not isinstance(x, Tensor) or x.dim() != 3:
             raise ValueError(
                 f"x must be a (B, T, D) tensor (batch first); got "
@@ -174,51 +194,55 @@ class RecurrentNet(nn.Module):
             )
         if D != self.input_size:
             raise ValueError(f"x must have D = {self.input_size}; got {D}")
-        mask = None
-        if lengths is not None:
-            lengths = torch.as_tensor(lengths, device=x.device)
-            if lengths.shape != (B,):
-                raise ValueError(
-                    f"lengths must have shape (B,) = ({B},); got {tuple(lengths.shape)}"
-                )
-            if lengths.min() < 1 or lengths.max() > T:
-                raise ValueError(
-                    f"lengths must lie in 1..T = 1..{T} (sequences of length 0 cannot "
-                    f"be run); got min {int(lengths.min())}, max {int(lengths.max())}"
-                )
-            mask = torch.arange(T, device=x.device) < lengths[:, None]  # (B, T)
-        states = self._initial_state(state, x)
-        finals: list[tuple[Tensor, ...]] = []
-        K, layer_in = self.num_directions, x
-        for l in range(self.num_layers):
-            outs = []
-            for k in range(K):
-                i = l * K + k
-                inp = layer_in
-                if k == 1:
-                    inp = (
-                        reverse_padded(inp, lengths)
-                        if mask is not None
-                        else inp.flip(1)
-                    )
-                out, final = run_direction(
-                    self.cells[i], inp, states[i], mask
-                )  # (B, T, H)
-                if k == 1:
-                    out = (
-                        reverse_padded(out, lengths)
-                        if mask is not None
-                        else out.flip(1)
-                    )
-                outs.append(out)
-                finals.append(final)
-            layer_in = torch.cat(outs, dim=-1)  # (B, T, K·H)
-            if self.dropout and self.training and l < self.num_layers - 1:
-                layer_in = nn.functional.dropout(layer_in, self.dropout)  # (B, T, K·H)
+        if lengths is None:
+            return None, None
+        lengths = torch.as_tensor(lengths, device=x.device)
+        if lengths.shape != (B,):
+            raise ValueError(
+                f"lengths must have shape (B,) = ({B},); got {tuple(lengths.shape)}"
+            )
+        if lengths.min() < 1 or lengths.max() > T:
+            raise ValueError(
+                f"lengths must lie in 1..T = 1..{T} (sequences of length 0 cannot "
+                f"be run); got min {int(lengths.min())}, max {int(lengths.max())}"
+            )
+        return lengths, torch.arange(T, device=x.device) < lengths[:, None]  # (B, T)
+
+    def _direction(
+        self,
+        i: int,
+        x: Tensor,
+        state: tuple[Tensor, ...],
+        lengths: Tensor | None,
+        mask: Tensor | None,
+    ) -> tuple[Tensor, tuple[Tensor, ...]]:
+        """Run ``cells[i]`` over x (B, T, D). A backward cell (i odd when bidirectional)
+        reads each sequence reversed within its length and reverses its outputs back."""
+        backward = i % self.num_directions == 1
+        if backward:
+            x = self._reverse(x, lengths)  # (B, T, D)
+        out, final = run_direction(self.cells[i], x, state, mask)  # (B, T, H)
+        return (self._reverse(out, lengths) if backward else out), final
+
+    @staticmethod
+    def _reverse(x: Tensor, lengths: Tensor | None) -> Tensor:
+        """Reverse time within each sequence's length (all T without lengths)."""
+        return x.flip(1) if lengths is None else reverse_padded(x, lengths)
+
+    def _between_layers(self, h: Tensor) -> Tensor:
+        """Dropout between layers, while training only (as torch's ``dropout``)."""
+        if self.dropout and self.training:
+            return nn.functional.dropout(h, self.dropout)
+        return h
+
+    def _torch_layout(
+        self, finals: list[tuple[Tensor, ...]]
+    ) -> Tensor | tuple[Tensor, ...]:
+        """Per-cell final states -> torch's (L·K, B, H) (LSTM: the pair (h_n, c_n))."""
         stacked = tuple(
             torch.stack([f[j] for f in finals]) for j in range(self.state_size)
         )  # each (L·K, B, H)
-        return layer_in, stacked[0] if self.state_size == 1 else stacked
+        return stacked[0] if self.state_size == 1 else stacked
 
 
 _TORCH_CELLS = {nn.RNN: RNNCell, nn.LSTM: LSTMCell, nn.GRU: GRUCell}

@@ -33,6 +33,7 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from course_lib.data.treebank import Sentence
 from course_lib.data.vocab import Vocab
+from course_lib.training import evaluating
 
 __all__ = [
     "BiLSTMTagger",
@@ -256,17 +257,18 @@ def predict(
     device: torch.device | str | None = None,
 ) -> tuple[list[int], list[int]]:
     """Gold and predicted tag ids of every real word, in batch order (model in eval mode)."""
-    was = model.training
-    model.eval()
     gold, pred = [], []
-    for words, suffixes, shapes, lengths, tags in batches():
-        logits = model(
-            words.to(device), suffixes.to(device), shapes.to(device), lengths.to(device)
-        )  # (B, T, C)
-        keep = tags != IGNORE  # (B, T)
-        gold += tags[keep].tolist()
-        pred += logits.argmax(-1).cpu()[keep].tolist()
-    model.train(was)
+    with evaluating(model):
+        for words, suffixes, shapes, lengths, tags in batches():
+            logits = model(
+                words.to(device),
+                suffixes.to(device),
+                shapes.to(device),
+                lengths.to(device),
+            )  # (B, T, C)
+            keep = tags != IGNORE  # (B, T)
+            gold += tags[keep].tolist()
+            pred += logits.argmax(-1).cpu()[keep].tolist()
     return gold, pred
 
 

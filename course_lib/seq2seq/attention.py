@@ -52,8 +52,10 @@ def masked_softmax(scores: Tensor, mask: Tensor) -> Tensor:
 class DotProductScore(nn.Module):
     """e_i = sᵀ h_i (Luong et al., 2015, "dot"); no parameters, d_q must equal d_k."""
 
-    def __init__(self, d_query: int, d_key: int) -> None:
-        super().__init__()
+    def __init__(
+        self, d_query: int, d_key: int, *, device: torch.device | str | None = None
+    ) -> None:
+        super().__init__()  # no parameters: device is accepted for a uniform interface
         if d_query != d_key:
             raise ValueError(
                 f"dot-product attention needs d_query == d_key; got {d_query} and {d_key} "
@@ -70,9 +72,11 @@ class DotProductScore(nn.Module):
 class MultiplicativeScore(nn.Module):
     """e_i = sᵀ W h_i (Luong et al., 2015, "general"): d_q · d_k parameters."""
 
-    def __init__(self, d_query: int, d_key: int) -> None:
+    def __init__(
+        self, d_query: int, d_key: int, *, device: torch.device | str | None = None
+    ) -> None:
         super().__init__()
-        self.W = nn.Linear(d_key, d_query, bias=False)
+        self.W = nn.Linear(d_key, d_query, bias=False, device=device)
 
     def project_keys(self, keys: Tensor) -> Tensor:
         return self.W(keys)  # (B, S, Dq): W h_i
@@ -84,12 +88,19 @@ class MultiplicativeScore(nn.Module):
 class LowRankMultiplicativeScore(nn.Module):
     """e_i = (U s)ᵀ (V h_i), i.e. W = Uᵀ V of rank k: k (d_q + d_k) parameters."""
 
-    def __init__(self, d_query: int, d_key: int, rank: int) -> None:
+    def __init__(
+        self,
+        d_query: int,
+        d_key: int,
+        rank: int,
+        *,
+        device: torch.device | str | None = None,
+    ) -> None:
         super().__init__()
         if not isinstance(rank, int) or rank < 1:
             raise ValueError(f"rank must be a positive int; got {rank!r}")
-        self.U = nn.Linear(d_query, rank, bias=False)
-        self.V = nn.Linear(d_key, rank, bias=False)
+        self.U = nn.Linear(d_query, rank, bias=False, device=device)
+        self.V = nn.Linear(d_key, rank, bias=False, device=device)
 
     def project_keys(self, keys: Tensor) -> Tensor:
         return self.V(keys)  # (B, S, k)
@@ -105,11 +116,18 @@ class LowRankMultiplicativeScore(nn.Module):
 class AdditiveScore(nn.Module):
     """e_i = vᵀ tanh(W_1 h_i + W_2 s) (Bahdanau et al., 2015, eq. A.1.2)."""
 
-    def __init__(self, d_query: int, d_key: int, d_attn: int) -> None:
+    def __init__(
+        self,
+        d_query: int,
+        d_key: int,
+        d_attn: int,
+        *,
+        device: torch.device | str | None = None,
+    ) -> None:
         super().__init__()
-        self.W1 = nn.Linear(d_key, d_attn, bias=False)
-        self.W2 = nn.Linear(d_query, d_attn, bias=False)
-        self.v = nn.Linear(d_attn, 1, bias=False)
+        self.W1 = nn.Linear(d_key, d_attn, bias=False, device=device)
+        self.W2 = nn.Linear(d_query, d_attn, bias=False, device=device)
+        self.v = nn.Linear(d_attn, 1, bias=False, device=device)
 
     def project_keys(self, keys: Tensor) -> Tensor:
         return self.W1(keys)  # (B, S, A)
@@ -119,19 +137,26 @@ class AdditiveScore(nn.Module):
         return self.v(hidden).squeeze(-1)  # (B, S)
 
 
-def make_scorer(kind: str, d_query: int, d_key: int, *, d_attn: int = 64) -> nn.Module:
-    """A scorer by name: ``dot | multiplicative | low_rank | additive``.
+def make_scorer(
+    kind: str,
+    d_query: int,
+    d_key: int,
+    *,
+    d_attn: int = 64,
+    device: torch.device | str | None = None,
+) -> nn.Module:
+    """A scorer by name: ``dot | multiplicative | low_rank | additive``, on ``device``.
 
     ``d_attn`` is the additive score's hidden width, or the low-rank score's rank k.
     """
     if kind == "dot":
-        return DotProductScore(d_query, d_key)
+        return DotProductScore(d_query, d_key, device=device)
     if kind == "multiplicative":
-        return MultiplicativeScore(d_query, d_key)
+        return MultiplicativeScore(d_query, d_key, device=device)
     if kind == "low_rank":
-        return LowRankMultiplicativeScore(d_query, d_key, d_attn)
+        return LowRankMultiplicativeScore(d_query, d_key, d_attn, device=device)
     if kind == "additive":
-        return AdditiveScore(d_query, d_key, d_attn)
+        return AdditiveScore(d_query, d_key, d_attn, device=device)
     raise ValueError(
         f"attention must be one of dot, multiplicative, low_rank, additive; got {kind!r}"
     )

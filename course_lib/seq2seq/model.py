@@ -72,7 +72,9 @@ class Seq2Seq(nn.Module):
     of :mod:`course_lib.decoding` (greedy, beam search, sampling).
     """
 
-    def __init__(self, config: Seq2SeqConfig) -> None:
+    def __init__(
+        self, config: Seq2SeqConfig, *, device: torch.device | str | None = None
+    ) -> None:
         super().__init__()
         if not isinstance(config, Seq2SeqConfig):
             raise TypeError(
@@ -80,18 +82,20 @@ class Seq2Seq(nn.Module):
             )
         c = self.config = config
         h = c.d_hidden
-        self.src_embed = nn.Embedding(c.src_vocab_size, c.d_emb, padding_idx=c.pad_id)
-        self.tgt_embed = nn.Embedding(c.tgt_vocab_size, c.d_emb, padding_idx=c.pad_id)
-        self.encoder = nn.LSTM(c.d_emb, h, batch_first=True, bidirectional=True)
-        self.init_h = nn.Linear(2 * h, h)
-        self.init_c = nn.Linear(2 * h, h)
+        dev = dict(device=device)
+        pad = dict(padding_idx=c.pad_id, **dev)
+        self.src_embed = nn.Embedding(c.src_vocab_size, c.d_emb, **pad)
+        self.tgt_embed = nn.Embedding(c.tgt_vocab_size, c.d_emb, **pad)
+        self.encoder = nn.LSTM(c.d_emb, h, batch_first=True, bidirectional=True, **dev)
+        self.init_h = nn.Linear(2 * h, h, **dev)
+        self.init_c = nn.Linear(2 * h, h, **dev)
         self.scorer = (
             None if c.attention is None
-            else make_scorer(c.attention, h, 2 * h, d_attn=c.d_attn)
+            else make_scorer(c.attention, h, 2 * h, d_attn=c.d_attn, **dev)
         )  # fmt: skip
-        self.decoder = nn.LSTMCell(c.d_emb + 2 * h, h)
-        self.combine = nn.Linear(3 * h, h, bias=False)
-        self.out = nn.Linear(h, c.tgt_vocab_size)
+        self.decoder = nn.LSTMCell(c.d_emb + 2 * h, h, **dev)
+        self.combine = nn.Linear(3 * h, h, bias=False, **dev)
+        self.out = nn.Linear(h, c.tgt_vocab_size, **dev)
         self.drop = nn.Dropout(c.dropout)
 
     def encode(self, src: Tensor, src_lens: Tensor) -> Encoded:

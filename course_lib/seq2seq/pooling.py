@@ -33,7 +33,7 @@ def kernel_regression_data(
     noise: float = 0.5,
     *,
     seed: int = 0,
-    device=None,
+    device: torch.device | str | None = None,
 ) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     """y = 2 sin(x) + x^0.8 + ε on sorted uniform x in [0, 5) (d2l 11.2). Float32.
 

@@ -114,6 +114,35 @@ class MultiHeadAttention(nn.Module):
             q, k, v = self.W_qkv(x).chunk(3, dim=-1)  # (B, T_q, D) each
         return self.split_heads(q), self.split_heads(k), self.split_heads(v)
 
+    def _check_inputs(
+        self, x: Tensor, context: Tensor | None, past_kv: KV | None
+    ) -> None:
+        """x must be (B >= 1, T, D); cross-attention needs a context or a cache."""
+        if not isinstance(x, Tensor) or x.dim() != 3 or x.size(-1) != self.d_model:
+            shape = tuple(x.shape) if isinstance(x, Tensor) else type(x).__name__
+            raise ValueError(f"x must be (B, T, {self.d_model}); got {shape}")
+        if x.size(0) == 0:
+            raise ValueError("x is an empty batch (B = 0); pass at least one sequence")
+        if self.cross and context is None and past_kv is None:
+            raise ValueError("cross-attention needs a context (B, T_k, D) or past_kv")
+        if not self.cross and context is not None:
+            raise ValueError(
+                "self-attention takes no context; build it with cross=True"
+            )
+
+    def _queries_keys_values(
+        self, x: Tensor, context: Tensor | None, past_kv: KV | None
+    ) -> tuple[Tensor, Tensor, Tensor]:
+        """Q, K, V (B, H, T, d_k), with the cache: cross-attention reuses ``past_kv`` (the
+        encoder's keys and values, computed once); self-attention appends the new ones."""
+        if self.cross and past_kv is not None:
+            return self.split_heads(self.W_q(x)), *past_kv  # (B, H, T_q | T_k, d_k)
+        q, k, v = self.project(x, context)  # (B, H, T, d_k)
+        if past_kv is not None:
+            k = torch.cat([past_kv[0], k], dim=2)  # (B, H, T_past + T_q, d_k)
+            v = torch.cat([past_kv[1], v], dim=2)  # (B, H, T_past + T_q, d_k)
+        return q, k, v
+
     def forward(
         self,
         x: Tensor,
@@ -131,30 +160,13 @@ class MultiHeadAttention(nn.Module):
         Returns the output (B, T_q, D), the weights (B, H, T_q, T_k) (None on the fast path)
         and the keys and values (B, H, T_k, d_k) to cache.
         """
-        if x.dim() != 3 or x.size(-1) != self.d_model:
-            raise ValueError(f"x must be (B, T, {self.d_model}); got {tuple(x.shape)}")
-        if x.size(0) == 0:
-            raise ValueError("x is an empty batch (B = 0); pass at least one sequence")
-        if self.cross and context is None and past_kv is None:
-            raise ValueError("cross-attention needs a context (B, T_k, D) or past_kv")
-        if not self.cross and context is not None:
-            raise ValueError(
-                "self-attention takes no context; build it with cross=True"
-            )
-        if self.cross and past_kv is not None:
-            q = self.split_heads(self.W_q(x))  # (B, H, T_q, d_k)
-            k, v = past_kv  # (B, H, T_k, d_k)
-        else:
-            q, k, v = self.project(x, context)  # (B, H, T, d_k)
-            if past_kv is not None:
-                k = torch.cat([past_kv[0], k], dim=2)  # (B, H, T_past + T_q, d_k)
-                v = torch.cat([past_kv[1], v], dim=2)  # (B, H, T_past + T_q, d_k)
-        use_fast = self.fast if fast is None else fast
-        p = self.dropout if self.training else 0.0
-        if use_fast:
+        self._check_inputs(x, context, past_kv)
+        q, k, v = self._queries_keys_values(x, context, past_kv)  # (B, H, T, d_k)
+        p = self.dropout if self.training else 0.0  # dropout on the weights
+        if self.fast if fast is None else fast:
             check_mask(mask, q.size(-2), k.size(-2))
             out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p)
-            weights = None  # (B, H, T_q, d_k) above; weights are not formed
+            weights = None  # out: (B, H, T_q, d_k); the fused kernel forms no weights
         else:
             out, weights = scaled_dot_product_attention(q, k, v, mask)  # (B,H,T_q,d_k)
             if p > 0:

@@ -34,7 +34,12 @@ class FeedForward(nn.Module):
     """
 
     def __init__(
-        self, d_model: int, d_ff: int, *, dropout: float = 0.0, device=None
+        self,
+        d_model: int,
+        d_ff: int,
+        *,
+        dropout: float = 0.0,
+        device: torch.device | str | None = None,
     ) -> None:
         super().__init__()
         self.linear1 = nn.Linear(d_model, d_ff, device=device)
@@ -70,7 +75,7 @@ class _SublayerStack(nn.Module):
         dropout: float = 0.1,
         norm_first: bool = True,
         fast: bool = False,
-        device=None,
+        device: torch.device | str | None = None,
     ) -> None:
         super().__init__()
         _check_sizes(d_model, n_heads, d_ff, dropout)

@@ -25,6 +25,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from course_lib.decoding.protocol import select_rows
+from course_lib.training import evaluating
 from course_lib.transformer.attention import KV
 from course_lib.transformer.layers import DecoderLayer, EncoderLayer
 from course_lib.transformer.masks import decoder_mask, padding_mask
@@ -99,7 +100,9 @@ class DecodeState:
 class Transformer(nn.Module):
     """Encoder-decoder Transformer: ``encode``, ``decode``, ``forward`` (logits), ``loss``."""
 
-    def __init__(self, config: TransformerConfig, *, device=None) -> None:
+    def __init__(
+        self, config: TransformerConfig, *, device: torch.device | str | None = None
+    ) -> None:
         super().__init__()
         c = self.config = config
         self.src_embed = nn.Embedding(c.src_vocab, c.d_model, device=device)
@@ -114,8 +117,12 @@ class Transformer(nn.Module):
                 c.max_len, c.d_model, dropout=c.dropout, device=device
             )
         else:
-            self.src_pos = SinusoidalPositionalEncoding(c.d_model, dropout=c.dropout)
-            self.tgt_pos = SinusoidalPositionalEncoding(c.d_model, dropout=c.dropout)
+            self.src_pos = SinusoidalPositionalEncoding(
+                c.d_model, dropout=c.dropout, device=device
+            )
+            self.tgt_pos = SinusoidalPositionalEncoding(
+                c.d_model, dropout=c.dropout, device=device
+            )
         kw = dict(
             dropout=c.dropout, norm_first=c.norm_first, fast=c.fast, device=device
         )
@@ -252,12 +259,9 @@ class Transformer(nn.Module):
         Returns {"encoder": (L, B, H, S, S), "decoder": (L, B, H, T, T),
         "cross": (L, B, H, T, S)}, for the head view.
         """
-        was = self.training
-        self.eval()
-        with torch.no_grad():
+        with evaluating(self), torch.no_grad():
             enc = self.encode(src, fast=False)
             _, w, _ = self.decode(tgt_in, enc, fast=False)
-        self.train(was)
         return {
             "encoder": torch.stack(enc.weights),  # (L, B, H, S, S)
             "decoder": torch.stack(w["self"]),  # (L, B, H, T, T)

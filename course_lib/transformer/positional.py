@@ -38,7 +38,9 @@ def _check(d_model: int, base: float) -> None:
         raise ValueError(f"base must be > 1; got {base}")
 
 
-def frequencies(d_model: int, base: float = 10000.0, device=None) -> Tensor:
+def frequencies(
+    d_model: int, base: float = 10000.0, device: torch.device | str | None = None
+) -> Tensor:
     """ω_i = base^(-2i/D) for i = 0 … D/2 − 1: (D/2,), float64."""
     _check(d_model, base)
     two_i = torch.arange(0, d_model, 2, dtype=torch.float64, device=device)  # (D/2,)
@@ -90,21 +92,35 @@ class SinusoidalPositionalEncoding(nn.Module):
 
     Scaling the embeddings by √D (Vaswani §3.4) keeps them on the scale of the encodings.
     ``offset`` is the position of x's first row (decoding one token at a time with a cache).
-    Nothing is stored: the table is computed for the positions asked for.
+    Nothing is stored: the table is computed for the positions asked for, on ``device``
+    (the device of x in ``forward``; the module's ``device`` for ``encoding`` by default,
+    which ``.to()`` leaves alone: the module has no parameters or buffers to move).
     """
 
     def __init__(
-        self, d_model: int, *, dropout: float = 0.0, base: float = 10000.0
+        self,
+        d_model: int,
+        *,
+        dropout: float = 0.0,
+        base: float = 10000.0,
+        device: torch.device | str | None = None,
     ) -> None:
         super().__init__()
         _check(d_model, base)
         self.d_model, self.base = d_model, base
+        self.device = torch.device(device) if device is not None else None
         self.dropout = nn.Dropout(dropout)
 
-    def encoding(self, length: int, offset: int = 0, device=None) -> Tensor:
+    def encoding(
+        self, length: int, offset: int = 0, device: torch.device | str | None = None
+    ) -> Tensor:
         """The table for positions offset … offset + length − 1: (T, D)."""
         return sinusoidal_encoding(
-            length, self.d_model, base=self.base, offset=offset, device=device
+            length,
+            self.d_model,
+            base=self.base,
+            offset=offset,
+            device=self.device if device is None else device,
         )
 
     def forward(self, x: Tensor, offset: int = 0) -> Tensor:
@@ -141,7 +157,9 @@ class LearnedPositionalEncoding(nn.Module):
         nn.init.normal_(self.table.weight, std=0.02)
         self.dropout = nn.Dropout(dropout)
 
-    def encoding(self, length: int, offset: int = 0, device=None) -> Tensor:
+    def encoding(
+        self, length: int, offset: int = 0, device: torch.device | str | None = None
+    ) -> Tensor:
         """Rows offset … offset + length − 1 of the table: (T, D)."""
         if offset + length > self.max_len:
             raise ValueError(
@@ -151,7 +169,8 @@ class LearnedPositionalEncoding(nn.Module):
             )
         where = self.table.weight.device
         t = torch.arange(offset, offset + length, device=where)  # (T,)
-        return self.table(t)  # (T, D)
+        pe = self.table(t)  # (T, D)
+        return pe if device is None else pe.to(device)  # (T, D)
 
     def forward(self, x: Tensor, offset: int = 0) -> Tensor:
         """x: (B, T, D) embeddings, batch first -> (B, T, D)."""

@@ -9,7 +9,11 @@ chooses the sentence. With a kernel, a text box parses a new sentence (``word/UP
 it is hidden in ``html`` mode. Front end: ``js/parser.js``.
 
 ``static_figure`` draws the final tree with ``course_lib.viz_dependency.dependency_arcs``
-(re-exported here), above a table of the states.
+above a table of the states.
+
+Size legend (the traits hold JSON lists, not tensors): n words per sentence, positions
+0..n (0 = ROOT; ``next`` = n + 1 when the buffer is empty), 2n + 1 states per sentence
+(c₀ and one after each of the 2n transitions), k = ``top_k`` transitions kept per state.
 """
 
 from __future__ import annotations
@@ -27,10 +31,10 @@ from course_lib.parsing import (
     parse_one,
 )
 from course_lib.parsing.evaluation import attachment_scores
-from course_lib.viz_dependency import dependency_arcs  # re-exported for older imports
+from course_lib.viz_dependency import dependency_arcs
 from course_lib.widgets.base import CourseWidget, js_path
 
-__all__ = ["ParserStateExplorer", "dependency_arcs", "parse_tagged_text"]
+__all__ = ["ParserStateExplorer", "parse_tagged_text"]
 
 
 def parse_tagged_text(text: str) -> tuple[list[str], list[str]]:
