@@ -108,8 +108,9 @@ def feed_prompt(model: Decodable, prompt: Any, state: Any = None) -> tuple[Tenso
             check_log_probs(log_p, B)
     except (RuntimeError, IndexError, ValueError) as err:
         raise ValueError(
-            f"{type(model).__name__}.step failed on a prompt of {B} rows: the state "
-            f"must hold one row per prompt row ({err})"
+            f"{type(model).__name__}.step failed on a prompt of {B} rows ({err}); "
+            "the state must hold one row per prompt row, and every id must be in "
+            "the vocabulary"
         ) from err
     return log_p, state
 
