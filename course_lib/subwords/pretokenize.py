@@ -14,7 +14,9 @@ pre-tokenizer's job, and each one here mirrors one of HF ``tokenizers``':
 
 Python's ``re`` has no ``\\p{L}``: letters are ``[^\\W\\d_]`` here, which agrees with
 GPT-2's Unicode classes on letters, digits and ASCII, and may put a rare numeric symbol
-(such as ``²``) with letters where GPT-2 would not. Splits still cover the text.
+(such as ``²``) with letters where GPT-2 would not; ``"whitespace"``'s ``\\w`` likewise takes
+``²`` as a word character and combining marks as punctuation, where HF (Rust's ``\\w``) does
+the opposite. Splits still cover the text.
 """
 
 from __future__ import annotations
