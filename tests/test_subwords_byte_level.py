@@ -126,3 +126,13 @@ def test_bad_input():
         )
     with pytest.raises(TypeError, match="str"):
         Tokenizer.train(["abc"], kind="byte_bpe", vocab_size=300).encode(b"abc")
+
+
+@pytest.mark.parametrize("kind", ["byte_level", "whitespace"])
+def test_ascii_fast_path_agrees_with_the_unicode_classes(kind):
+    from course_lib.subwords.pretokenize import _pattern
+
+    rng = random.Random(3)
+    for _ in range(300):
+        text = "".join(chr(rng.randint(0, 127)) for _ in range(rng.randint(0, 30)))
+        assert _pattern(kind, True).findall(text) == _pattern(kind, False).findall(text)

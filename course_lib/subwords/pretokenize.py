@@ -76,18 +76,27 @@ def _classes() -> dict[str, str]:
     }
 
 
+# the same classes restricted to ASCII, where they are exact: a fast path for ASCII text
+_ASCII = {"L": "A-Za-z", "N": "0-9", "W": "A-Za-z0-9_", "WS": "\t\n\x0b\x0c\r "}
+
+
 @cache
-def _pattern(kind: str) -> re.Pattern:
-    c = _classes()
-    L, N, W = c["L"], c["N"], c["W"] + _ALPHABETIC_SYMBOLS
+def _pattern(kind: str, ascii_only: bool = False) -> re.Pattern:
+    c = _ASCII if ascii_only else {**_classes(), "WS": _WS}
+    L, N, WS = c["L"], c["N"], c["WS"]
+    W = c["W"] if ascii_only else c["W"] + _ALPHABETIC_SYMBOLS
     if kind == "whitespace":  # tokenizers' Whitespace: \\w+|[^\\w\\s]+
-        return re.compile(f"[{W}]+|[^{W}{_WS}]+")
+        return re.compile(f"[{W}]+|[^{W}{WS}]+")
     # GPT-2 (Radford et al., 2019), as tokenizers' ByteLevel writes it:
     # 's|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+
     return re.compile(
-        f"'s|'t|'re|'ve|'m|'ll|'d| ?[{L}]+| ?[{N}]+| ?[^{_WS}{L}{N}]+"
-        f"|[{_WS}]+(?![^{_WS}])|[{_WS}]+"
+        f"'s|'t|'re|'ve|'m|'ll|'d| ?[{L}]+| ?[{N}]+| ?[^{WS}{L}{N}]+"
+        f"|[{WS}]+(?![^{WS}])|[{WS}]+"
     )
+
+
+def _split(text: str, kind: str) -> list[str]:
+    return _pattern(kind, text.isascii()).findall(text)
 
 
 @cache
@@ -116,11 +125,17 @@ def unicode_to_bytes() -> dict[str, int]:
     return {c: b for b, c in bytes_to_unicode().items()}
 
 
+@cache
+def _latin1_to_gpt2() -> dict[int, str]:
+    """``str.translate`` table: a byte read as Latin-1 -> its ``bytes_to_unicode`` char."""
+    return dict(bytes_to_unicode())
+
+
 def _byte_level(text: str) -> list[str]:
-    table = bytes_to_unicode()
+    table = _latin1_to_gpt2()
     return [
-        "".join(table[b] for b in piece.encode("utf-8"))
-        for piece in _pattern("byte_level").findall(text)
+        piece.encode("utf-8").decode("latin-1").translate(table)
+        for piece in _split(text, "byte_level")
     ]
 
 
@@ -135,7 +150,7 @@ def pre_tokenize(text: str, kind: str = "whitespace_split") -> list[str]:
     if kind == "whitespace_split":
         return text.split()
     if kind == "whitespace":
-        return _pattern("whitespace").findall(text)
+        return _split(text, "whitespace")
     if kind == "byte_level":
         return _byte_level(text)
     raise ValueError(f"pre_tokenizer must be one of {PRE_TOKENIZERS}; got {kind!r}")
