@@ -96,3 +96,57 @@ def test_bad_input():
         train_wordpiece(word_counts(["hello world"]), 3)
     with pytest.raises(ValueError, match="unk_token"):
         train_wordpiece(word_counts(["hello"]), 30, special_tokens=["[PAD]"])
+
+
+def _naive_wordpiece(word_counts, vocab_size):
+    """Recount everything after every merge: the definition, without any index."""
+    segs = {w: [w[0], *("##" + c for c in w[1:])] for w in word_counts}
+    vocab = ["[UNK]", *sorted({p for s in segs.values() for p in s})]
+    while len(vocab) < vocab_size:
+        units, pairs = {}, {}
+        for w, s in segs.items():
+            for p in s:
+                units[p] = units.get(p, 0) + word_counts[w]
+            for pair in zip(s, s[1:]):
+                pairs[pair] = pairs.get(pair, 0) + word_counts[w]
+        if not pairs:
+            break
+        ids = {p: i for i, p in enumerate(vocab)}
+        a, b = max(
+            pairs,
+            key=lambda q: (
+                pairs[q] / (units[q[0]] * units[q[1]]),
+                -ids[q[0]],
+                -ids[q[1]],
+            ),
+        )
+        piece = a + b.removeprefix("##")
+        if piece not in ids:
+            vocab.append(piece)
+        for w, s in segs.items():
+            i, out = 0, []
+            while i < len(s):
+                if i + 1 < len(s) and (s[i], s[i + 1]) == (a, b):
+                    out.append(piece)
+                    i += 2
+                else:
+                    out.append(s[i])
+                    i += 1
+            segs[w] = out
+    return tuple(vocab)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_incremental_trainer_equals_recounting(seed):
+    import random
+
+    rng = random.Random(seed)
+    counts = {
+        "".join(rng.choice("abcd"[: 2 + seed % 3]) for _ in range(rng.randint(1, 7))): (
+            rng.randint(1, 5)
+        )
+        for _ in range(rng.randint(3, 20))
+    }
+    initial = {p for w in counts for p in [w[0], *("##" + c for c in w[1:])]}
+    size = 1 + len(initial) + rng.randint(0, 30)
+    assert train_wordpiece(counts, size).vocab == _naive_wordpiece(counts, size)
