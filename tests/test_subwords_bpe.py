@@ -140,6 +140,10 @@ def test_bad_input():
     tok = Tokenizer.train(FIXTURE, vocab_size=40)
     with pytest.raises(UnknownSymbolError, match=r"'é' \(U\+00E9\)"):
         tok.encode("rosé")
+    with pytest.raises(ValueError, match="end_of_word_suffix is for kind='bpe'"):
+        Tokenizer.train(
+            FIXTURE, kind="byte_bpe", vocab_size=300, end_of_word_suffix="</w>"
+        )
     with pytest.raises(ValueError, match="kind must be one of"):
         Tokenizer.train(FIXTURE, kind="unigram", vocab_size=40)
     with pytest.raises(ValueError, match="id must be"):

@@ -51,6 +51,17 @@ class Encoding:
     words: list[int | None]
 
 
+def _check_pipeline(kind: str, pre_tokenizer: str) -> None:
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}; got {kind!r}")
+    if pre_tokenizer not in PRE_TOKENIZERS:
+        raise ValueError(
+            f"pre_tokenizer must be one of {PRE_TOKENIZERS}; got {pre_tokenizer!r}"
+        )
+    if (kind == "byte_bpe") != (pre_tokenizer == "byte_level"):
+        raise ValueError("byte_bpe goes with pre_tokenizer='byte_level', and only it")
+
+
 class Tokenizer:
     """A trained subword tokenizer: ``encode(text)`` -> ``Encoding``, ``decode(ids)`` -> text.
 
@@ -65,16 +76,7 @@ class Tokenizer:
         pre_tokenizer: str,
         special_tokens: Sequence[str] = (),
     ) -> None:
-        if kind not in KINDS:
-            raise ValueError(f"kind must be one of {KINDS}; got {kind!r}")
-        if pre_tokenizer not in PRE_TOKENIZERS:
-            raise ValueError(
-                f"pre_tokenizer must be one of {PRE_TOKENIZERS}; got {pre_tokenizer!r}"
-            )
-        if (kind == "byte_bpe") != (pre_tokenizer == "byte_level"):
-            raise ValueError(
-                "byte_bpe goes with pre_tokenizer='byte_level', and only it"
-            )
+        _check_pipeline(kind, pre_tokenizer)
         missing = [s for s in special_tokens if model.token_to_id(s) is None]
         if missing:
             raise ValueError(
@@ -106,11 +108,14 @@ class Tokenizer:
         (``"byte_level"`` for ``byte_bpe``). unk_token: one of the specials (WordPiece
         needs one, default ``"[UNK]"``). end_of_word_suffix: plain BPE only, e.g. ``</w>``.
         """
-        if kind not in KINDS:
-            raise ValueError(f"kind must be one of {KINDS}; got {kind!r}")
         pre = pre_tokenizer or (
             "byte_level" if kind == "byte_bpe" else "whitespace_split"
         )
+        _check_pipeline(kind, pre)
+        if end_of_word_suffix and kind != "bpe":
+            raise ValueError(
+                f"end_of_word_suffix is for kind='bpe' only; got kind={kind!r}"
+            )
         counts = word_counts(texts, pre)
         if not counts:
             raise ValueError("the training texts hold no words: the corpus is empty")
