@@ -22,7 +22,9 @@ merge takes the next id. So ties are broken by the ids of the pieces, not by whe
 first occurs in the text. A merge needs ``count >= min_frequency``; ``vocab_size`` counts
 the specials and the alphabet. When a merge makes a piece that exists already (ab + c
 after a + bc), that piece keeps its id and ``tokenizers`` records the pair again; we keep
-its later rank, as ``tokenizers`` does when it saves the model.
+its later rank, as ``tokenizers`` does when it saves the model. (Only then can two heap
+entries hold the same pair with the same count; ``tokenizers`` leaves their order to its
+hash maps, we take the one pushed first.)
 """
 
 from __future__ import annotations
