@@ -126,6 +126,7 @@ def test_browser_steps_through_merges(tmp_path, tokenizers, monkeypatch):
         page.keyboard.press("ArrowRight")
         assert where.inner_text().startswith("merge 1 / ")
         assert not view.locator("input[type=text]").is_visible()  # kernel only
+        assert view.locator(".cw-sw-legend").inner_text().startswith("WordPiece:")
         missing = page.eval_on_selector_all(
             "input, button, select, textarea, [tabindex]",
             "els => els.filter(e => !e.hasAttribute('data-lm-suppress-shortcuts'))"

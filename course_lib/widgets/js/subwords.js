@@ -31,6 +31,7 @@ const CSS = `
 .cw-sw-piece small { font-size: 10px; color: #57606a; font-family: system-ui, sans-serif; }
 .cw-sw-merge { min-height: 1.4em; font-variant-numeric: tabular-nums; }
 .cw-sw-error { color: #c62828; }
+.cw-sw-legend { font-size: 12px; color: #57606a; margin-top: 2px; }
 `;
 
 function render({ model, el }) {
@@ -62,7 +63,8 @@ function render({ model, el }) {
     "tokenize");
   const error = make("span", "cw-sw-error");
   ask.append(error);
-  root.append(title, controls, merge, current, final, wordpiece, ask);
+  const legend = make("div", "cw-sw-legend");
+  root.append(title, controls, merge, current, final, wordpiece, legend, ask);
   el.append(root);
 
   function item() {
@@ -114,6 +116,10 @@ function render({ model, el }) {
     row(final, "BPE ids", last_.map((w, j) => w.map((p, i) => [p, it.ids[j][i]])), "");
     wordpiece.hidden = !it.wordpiece;
     if (it.wordpiece) row(wordpiece, "WordPiece", it.wordpiece, "cw-wp");
+    legend.textContent = (model.get("kind") === "byte_bpe"
+      ? "Byte-level BPE: each symbol is one byte, Ġ a space (GPT-2's byte map). "
+      : "") + (it.wordpiece ? "WordPiece: longest match first, ## continues a word." : "");
+    legend.hidden = !legend.textContent;
   }
 
   function build() {
@@ -157,6 +163,7 @@ function render({ model, el }) {
   const handlers = [
     ["change:items", build],
     ["change:title", build],
+    ["change:kind", build],
     ["change:error", build],
     ["change:index", build],
     ["change:step", paint],
