@@ -20,11 +20,12 @@ equal counts the smallest (left id, right id) of the *current ids*. Ids are give
 order: the special tokens as listed, then the alphabet sorted by code point, then each
 merge takes the next id. So ties are broken by the ids of the pieces, not by where a pair
 first occurs in the text. A merge needs ``count >= min_frequency``; ``vocab_size`` counts
-the specials and the alphabet. When a merge makes a piece that exists already (ab + c
-after a + bc), that piece keeps its id and ``tokenizers`` records the pair again; we keep
-its later rank, as ``tokenizers`` does when it saves the model. (Only then can two heap
-entries hold the same pair with the same count; ``tokenizers`` leaves their order to its
-hash maps, we take the one pushed first.)
+the specials and the alphabet. Should a merge spell a piece that exists already (another
+pair with the same string; not seen in plain character BPE, where merging left to right
+leaves one way to build each piece), the piece keeps its id, and a pair recorded twice keeps
+its later rank, as ``tokenizers`` does when it saves the model; only then could two heap
+entries hold the same pair and count (``tokenizers`` leaves their order to its hash maps; we
+take the one pushed first).
 """
 
 from __future__ import annotations
