@@ -1,0 +1,48 @@
+"""The bilingual glossary: the terms the issue lists, each with a Chinese name, and every
+{term} link of the chapters and pages resolving to one (the -W build fails on the rest)."""
+
+import json
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def entries() -> list[list[str]]:
+    text = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    body = text.split("```{glossary}\n", 1)[1].rsplit("```", 1)[0]
+    return [
+        t.strip().split("\n") for t in re.findall(r"^((?:\S[^\n]*\n)+)  ", body, re.M)
+    ]
+
+
+def test_every_entry_has_an_english_term_and_a_chinese_name():
+    for names in entries():
+        assert not CJK.search(names[0]), names
+        assert CJK.search(names[-1]), f"no Chinese name for {names[0]!r}"
+
+
+def test_the_listed_terms_are_there():
+    terms = {n.lower() for names in entries() for n in names}
+    wanted = [
+        "hidden state", "隐状态", "forget gate", "遗忘门", "input gate", "输入门",
+        "output gate", "输出门", "update gate", "更新门", "reset gate", "重置门",
+        "memory cell", "记忆元", "scaled dot-product attention", "缩放点积注意力",
+        "attention pooling", "注意力汇聚", "ppmi", "greedy decoding", "kv cache",
+        "pre-ln", "post-ln", "label smoothing", "subword", "bpe", "wordpiece", "mlm",
+        "span corruption", "prefix tuning", "ctc", "blank", "trigger word detection",
+    ]  # fmt: skip
+    assert not [w for w in wanted if w not in terms]
+
+
+def test_every_term_link_resolves():
+    terms = {n.lower() for names in entries() for n in names}
+    sources = [p.read_text(encoding="utf-8") for p in (ROOT / "book").glob("*.md")]
+    for path in sorted(ROOT.glob("notebooks/[0-9][0-9]_*.ipynb")):
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        sources += ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"]
+    links = [m for s in sources for m in re.findall(r"\{term\}`([^`]+)`", s)]
+    targets = [re.sub(r"^.*<(.+)>$", r"\1", link).strip().lower() for link in links]
+    assert len(links) > 100
+    assert not [t for t in targets if t not in terms]
