@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -75,8 +76,9 @@ class CheckResult:
         return self.status == PASSED
 
     def __repr__(self) -> str:
+        """The report, wrapped at 76 columns so that it reads without scrolling."""
         mark = {PASSED: "✓", FAILED: "✗", NOT_ATTEMPTED: "…"}[self.status]
-        return f"{mark} {self.name}: {self.status}. {self.message}"
+        return textwrap.fill(f"{mark} {self.name}: {self.status}. {self.message}", 76)
 
     def _repr_markdown_(self) -> str:
         return f"```text\n{self!r}\n```"
@@ -173,11 +175,14 @@ def run_check(ex: Exercise, fn: Callable[..., Any], *, seed: int = 0) -> CheckRe
         expected = ex.reference(*copy.deepcopy(case.args), **copy.deepcopy(case.kwargs))
         found = difference(expected, received, rtol=ex.rtol, atol=ex.atol)
         if found:
+            values = f"Expected {show(expected)}; received {show(received)}. "
+            if f"expected {show(expected)}, received {show(received)}" in found:
+                values = ""  # a scalar: the sentence above already gave both
             return CheckResult(
                 ex.name,
                 FAILED,
                 f"On input {case.describe()}: {found}{_mistake_named(ex, case, received)} "
-                f"Expected {show(expected)}; received {show(received)}. Hint: {ex.hint}",
+                f"{values}Hint: {ex.hint}",
                 i + 1,
                 case,
             )
