@@ -70,3 +70,15 @@ def test_helpers():
     assert find_root(ROOT / "book") == ROOT
     with pytest.raises(ValueError, match="_toc.yml"):
         find_root("/")
+
+
+def test_the_results_page_is_read_after_every_chapter():
+    # Sphinx reads (and myst-nb executes) pages in sorted order of their names.
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    pages = [c["file"] for part in toc["parts"] for c in part["chapters"]]
+    results_page = [p for p in pages if p.endswith("results")]
+    assert results_page and (ROOT / f"{results_page[0]}.ipynb").is_file()
+    chapters = [
+        str(p.relative_to(ROOT).with_suffix("")) for p in toc_chapters(ROOT).values()
+    ]
+    assert all(results_page[0] > chapter for chapter in chapters)
