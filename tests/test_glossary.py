@@ -1,6 +1,7 @@
 """The bilingual glossary: the terms the issue lists, each with a Chinese name, and every
 {term} link of the chapters and pages resolving to one (the -W build fails on the rest)."""
 
+import importlib.util
 import json
 import re
 from pathlib import Path
@@ -46,3 +47,32 @@ def test_every_term_link_resolves():
     targets = [re.sub(r"^.*<(.+)>$", r"\1", link).strip().lower() for link in links]
     assert len(links) > 100
     assert not [t for t in targets if t not in terms]
+
+
+def _link_terms():
+    spec = importlib.util.spec_from_file_location(
+        "link_terms", ROOT / "tools" / "link_terms.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_link_terms_links_first_uses_in_prose_only():
+    tool = _link_terms()
+    texts = [
+        "## Hidden state\n\nThe `hidden state` and $hidden state$ stay.",
+        "An RNN keeps hidden states; backpropagation through time, then hidden state.",
+    ]
+    out, done = tool.link_chapter(texts, ["backpropagation through time", "hidden state",
+                                          "backpropagation", "RNN"])  # fmt: skip
+    assert out[0] == texts[0]
+    assert out[1] == (
+        "An {term}`RNN` keeps {term}`hidden states <hidden state>`; "
+        "{term}`backpropagation through time`, then hidden state."
+    )
+    assert sorted(done) == ["RNN", "backpropagation through time", "hidden state"]
+
+
+def test_every_chapter_links_the_first_use_of_each_term():
+    assert _link_terms().main(["--check"]) == 0, "run: python tools/link_terms.py"
