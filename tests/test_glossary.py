@@ -64,8 +64,8 @@ def test_link_terms_links_first_uses_in_prose_only():
         "## Hidden state\n\nThe `hidden state` and $hidden state$ stay.",
         "An RNN keeps hidden states; backpropagation through time, then hidden state.",
     ]
-    out, done = tool.link_chapter(texts, ["backpropagation through time", "hidden state",
-                                          "backpropagation", "RNN"])  # fmt: skip
+    terms = ["backpropagation through time", "hidden state", "backpropagation", "RNN"]
+    out, done = tool.link_chapter(texts, terms)
     assert out[0] == texts[0]
     assert out[1] == (
         "An {term}`RNN` keeps {term}`hidden states <hidden state>`; "
