@@ -18,6 +18,10 @@ from typing import Any
 import numpy as np
 import torch
 
+from course_lib.runtime import device, profile
+
+RUN_KEY = "_run"  # where record() keeps the run's profile and device
+
 
 def results_dir() -> Path:
     """Where results go: ``COURSE_RESULTS_DIR``, else ``_build/results`` under the book's root.
@@ -56,6 +60,10 @@ def record(chapter: str, name: str, value: Any, *, glue: bool = True) -> Any:
     The glue key is ``<chapter>_<name>`` (``record("ch01", "vocab_size", n)`` is quoted in the
     prose as ``{glue:text}`ch01_vocab_size:,.0f```), unique across the whole book.
 
+        The file also keeps, under ``"_run"``, the profile and the device of the run that wrote it
+    (read back with ``run_info``; ``load`` leaves it out), so that the Results page can say how
+    each number was obtained.
+
     The JSON file is rewritten atomically (temporary file, then rename), so an interrupted run never
     leaves half a file behind.
     """
@@ -75,6 +83,7 @@ def record(chapter: str, name: str, value: Any, *, glue: bool = True) -> Any:
     path = folder / f"{chapter}.json"
     data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
     data[name] = plain
+    data[RUN_KEY] = {"profile": profile(), "device": str(device())}
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{chapter}.", suffix=".json")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -113,7 +122,22 @@ def recorder(chapter: str, *, glue: bool = True) -> Callable[..., Any]:
     return rec
 
 
-def load(chapter: str) -> dict[str, Any]:
-    """All values recorded for ``chapter`` (an empty dict when none were)."""
+def _read(chapter: str) -> dict[str, Any]:
     path = results_dir() / f"{chapter}.json"
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
+def load(chapter: str) -> dict[str, Any]:
+    """All values recorded for ``chapter`` (an empty dict when none were)."""
+    return {k: v for k, v in _read(chapter).items() if k != RUN_KEY}
+
+
+def run_info(chapter: str) -> dict[str, str] | None:
+    """The profile and device of the run that last recorded ``chapter``'s results, or None."""
+    return _read(chapter).get(RUN_KEY)
+
+
+def recorded_chapters() -> list[str]:
+    """The chapters with recorded results ("ch01", ...), sorted."""
+    folder = results_dir()
+    return sorted(p.stem for p in folder.glob("*.json")) if folder.is_dir() else []

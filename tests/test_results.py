@@ -12,8 +12,12 @@ def test_record_writes_json_and_returns_value(tmp_path, monkeypatch):
     assert results.record("ch01", "acc", torch.tensor(0.5), glue=False).item() == 0.5
     results.record("ch01", "table", {"a": np.float32(1.5), "b": [1, 2]}, glue=False)
     data = json.loads((tmp_path / "ch01.json").read_text())
+    run = data.pop("_run")
     assert data == {"acc": 0.5, "table": {"a": 1.5, "b": [1, 2]}}
     assert results.load("ch01") == data
+    assert results.run_info("ch01") == run and run["profile"] in ("smoke", "cpu", "gpu")
+    assert results.run_info("ch02") is None
+    assert results.recorded_chapters() == ["ch01"]
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
 
 

@@ -1,0 +1,130 @@
+"""Every built page in a real browser (headless Chromium via Playwright), at desktop and phone
+widths, offline from file://: no request leaves the machine, no JavaScript or MathJax error,
+every image loads, nothing overflows the text column, every widget is there and reacts, every
+dropdown opens. A screenshot of each page and width goes to ``_build/screenshots/``.
+
+Run by ``make book-check`` after the build; the harness is ``tests/widget_browser.py``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+# tests/, where the browser harness lives
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from widget_browser import offline_page  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+HTML = ROOT / "_build" / "html"
+SHOTS = ROOT / "_build" / "screenshots"
+WIDTHS = {"desktop": (1280, 900), "phone": (390, 844)}
+
+# Elements that stick out of the text column, unless a scrolling ancestor inside it holds them.
+OVERFLOW_JS = """() => {
+  const col = document.querySelector('article.bd-article') || document.querySelector('main');
+  const limit = col.getBoundingClientRect().right + 1;
+  const scrolls = el => {
+    for (let a = el.parentElement; a && a !== col; a = a.parentElement) {
+      if (['auto', 'scroll', 'hidden'].includes(getComputedStyle(a).overflowX)) return true;
+    }
+    return false;
+  };
+  const out = [];
+  for (const el of col.querySelectorAll('*')) {
+    const r = el.getBoundingClientRect();
+    if (r.width && r.right > limit && !scrolls(el)) {
+      out.push(el.tagName.toLowerCase() + '.' + el.className + ' right=' + Math.round(r.right));
+    }
+  }
+  const page = document.documentElement.scrollWidth > window.innerWidth + 1;
+  return {page, elements: out.slice(0, 5)};
+}"""
+
+# Change a widget's first visible control and say whether the widget's DOM changed.
+REACT_JS = """async root => {
+  const before = root.innerHTML;
+  const visible = el => el.offsetParent !== null && !el.closest('[hidden]');
+  const controls = [...root.querySelectorAll('input, select, button')].filter(visible);
+  const c = controls.find(e => e.type === 'range') || controls.find(e => e.tagName === 'SELECT')
+    || controls.find(e => e.type === 'radio' && !e.checked)
+    || controls.find(e => e.tagName === 'BUTTON' && !e.disabled) || controls[0];
+  if (!c) return 'no control';
+  if (c.type === 'range') {
+    c.value = String(c.value === c.max ? c.min : c.max);
+  } else if (c.tagName === 'SELECT') {
+    c.selectedIndex = (c.selectedIndex + 1) % c.options.length;
+  }
+  if (['BUTTON'].includes(c.tagName) || ['radio', 'checkbox'].includes(c.type)) {
+    c.click();  // a click fires the input and change events itself
+  } else {
+    c.dispatchEvent(new Event('input', {bubbles: true}));
+    c.dispatchEvent(new Event('change', {bubbles: true}));
+  }
+  await new Promise(r => setTimeout(r, 50));
+  return root.innerHTML !== before ? 'reacted' : 'no change after ' + c.outerHTML.slice(0, 80);
+}"""
+
+
+def toc_pages() -> list[str]:
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    files = [toc["root"]]
+    for part in toc["parts"]:
+        files += [c["file"] for c in part["chapters"]]
+    return files
+
+
+@pytest.mark.parametrize("width", sorted(WIDTHS))
+@pytest.mark.parametrize("name", toc_pages())
+def test_page_in_the_browser(name, width):
+    path = HTML / f"{name}.html"
+    if not path.is_file():
+        pytest.fail(
+            f"{path} is not built: run `make book-check` (or `make book`) first"
+        )
+    with offline_page() as browser:
+        page = browser.page
+        page.set_viewport_size(dict(zip(("width", "height"), WIDTHS[width])))
+        page.goto(path.as_uri(), wait_until="load")
+        math_errors = page.evaluate(
+            "() => (window.MathJax && MathJax.startup && MathJax.startup.promise)"
+            " ? MathJax.startup.promise.then("
+            "   () => document.querySelectorAll('mjx-merror').length) : 0"
+        )
+        broken = page.evaluate(
+            "() => [...document.images].filter(i => !i.complete || !i.naturalWidth)"
+            ".map(i => i.getAttribute('src'))"
+        )
+        overflow = page.evaluate(OVERFLOW_JS)
+        widgets = page.locator("div.course-widget")
+        reactions = [widgets.nth(i).evaluate(REACT_JS) for i in range(widgets.count())]
+        unopened = []
+        for i in range(page.locator("details").count()):
+            details = page.locator("details").nth(i)
+            details.evaluate("d => d.scrollIntoView()")
+            details.locator("summary").first.click()
+            if not details.evaluate("d => d.open && d.scrollHeight > 0"):
+                unopened.append(details.evaluate("d => d.outerHTML.slice(0, 80)"))
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        shot = SHOTS / f"{name.replace('/', '_')}-{width}.jpg"
+        page.screenshot(path=str(shot), full_page=True, type="jpeg", quality=60)
+    problems = []  # every check's failure, so that one run shows them all
+    if browser.blocked:
+        problems.append(f"requests that would leave the machine: {browser.blocked}")
+    if browser.errors:
+        problems.append(f"JavaScript errors: {browser.errors[:5]}")
+    if math_errors:
+        problems.append(f"{math_errors} MathJax errors (mjx-merror)")
+    if broken:
+        problems.append(f"images that did not load: {broken}")
+    if overflow["page"] or overflow["elements"]:
+        problems.append(f"the text column overflows: {overflow}")
+    if any(r != "reacted" for r in reactions):
+        problems.append(f"widgets that do not react: {reactions}")
+    if unopened:
+        problems.append(f"dropdowns that do not open: {unopened}")
+    assert not problems, f"{name} at {width} width: " + "; ".join(problems)
+    assert shot.stat().st_size > 0

@@ -1,0 +1,84 @@
+"""The Results page's tables (course_lib.results_report) and the anchors they cite."""
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from course_lib import results
+from course_lib.results_report import (
+    MISSING,
+    chapter_table,
+    find_root,
+    format_value,
+    lookup,
+    results_markdown,
+    toc_chapters,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_every_anchor_cites_a_reference_and_every_chapter_is_in_the_toc():
+    anchors = yaml.safe_load(
+        (ROOT / "book" / "anchors.yml").read_text(encoding="utf-8")
+    )
+    keys = set(
+        re.findall(
+            r"^@\w+\{([^,]+),", (ROOT / "book" / "references.bib").read_text(), re.M
+        )
+    )
+    assert set(anchors) <= set(toc_chapters(ROOT))
+    for chapter, rows in anchors.items():
+        for row in rows:
+            assert {"key", "label"} <= set(row), (chapter, row)
+            if "published" in row:
+                assert row.get("cite") in keys and row.get("setting"), (chapter, row)
+
+
+def test_missing_results_are_shown_missing_never_filled_in(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_RESULTS_DIR", str(tmp_path))
+    results.record("ch01", "ppmi_svd_wordsim", 0.41234, glue=False)
+    page = results_markdown(ROOT)
+    ch01 = page.split("**1. ")[1].split("\n\n**")[0]
+    assert (
+        "| PPMI-SVD, WordSim-353 Spearman ρ | 0.412 | 0.373 {cite:p}`course2026gensim`"
+        in ch01
+    )
+    assert ch01.count(MISSING) == 2  # the two skip-gram rows were not recorded
+    assert "profile" in ch01
+    assert "No results were recorded" in page.split("**2. ")[1].split("\n\n**")[0]
+
+
+def test_a_chapter_without_anchor_rows_shows_what_it_recorded(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_RESULTS_DIR", str(tmp_path))
+    results.record("ch10", "digit_accuracy", 0.75, glue=False)
+    page = results_markdown(ROOT)
+    assert (
+        "**Chapter 10** (ch10)" in page and "| digit_accuracy | 0.75 | none |" in page
+    )
+
+
+def test_helpers():
+    assert lookup({"a": {"b": 2}}, "a.b") == 2 and lookup({"a": 1}, "a.b") is None
+    assert format_value(None) == MISSING and format_value(0.1234, ".1%") == "12.3%"
+    assert format_value("ADJ → NOUN") == "ADJ → NOUN"
+    assert "a\\|b" in chapter_table({"x": "a|b"}, None)
+    with pytest.raises(ValueError, match="key"):
+        chapter_table({}, [{"label": "no key"}])
+    assert find_root(ROOT / "book") == ROOT
+    with pytest.raises(ValueError, match="_toc.yml"):
+        find_root("/")
+
+
+def test_the_results_page_is_read_after_every_chapter():
+    # Sphinx reads (and myst-nb executes) pages in sorted order of their names.
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    pages = [c["file"] for part in toc["parts"] for c in part["chapters"]]
+    results_page = [p for p in pages if p.endswith("results")]
+    assert results_page and (ROOT / f"{results_page[0]}.ipynb").is_file()
+    chapters = [
+        str(p.relative_to(ROOT).with_suffix("")) for p in toc_chapters(ROOT).values()
+    ]
+    assert all(results_page[0] > chapter for chapter in chapters)
