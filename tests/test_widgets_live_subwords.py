@@ -1,7 +1,7 @@
 """The SubwordExplorer LIVE in JupyterLab: the merge steps and the kernel's text box.
 
-The server and the page harness are those of ``tests/test_widgets_live.py`` (its
-module-scoped ``lab`` fixture). One notebook trains a tiny plain BPE (no unknown token)
+The server and the page harness are ``tests/live_lab.py``'s (its module-scoped ``lab``
+fixture). One notebook trains a tiny plain BPE (no unknown token)
 and a WordPiece on a few typed lines and shows a ``SubwordExplorer``. Headless Chromium
 runs all cells and checks: the view renders from the kernel's traits with the text box
 shown; a step taken in the view reaches the kernel; text typed into the box is tokenized
@@ -11,8 +11,9 @@ in the kernel reaches the view; every control carries ``data-lm-suppress-shortcu
 
 from __future__ import annotations
 
-from test_widgets_live import lab  # noqa: F401 - the module-scoped JupyterLab server
-from widget_browser import offline_page
+import live_lab as harness
+from live_lab import lab  # noqa: F401 - the module-scoped JupyterLab server
+from widget_browser import assert_offline, offline_page
 
 NOTEBOOK = "live_subwords.ipynb"
 CELLS = [
@@ -32,8 +33,6 @@ JS_UNSUPPRESSED = """(root, selector) => [...root.querySelectorAll(selector)]
 
 
 def test_subword_explorer_live_in_jupyterlab(lab):  # noqa: F811 - the fixture
-    import test_widgets_live as harness
-
     harness.write_notebook(lab.root / NOTEBOOK, CELLS)
     with offline_page(allow=(lab.url + "/",)) as browser:
         page = browser.page
@@ -51,13 +50,7 @@ def test_subword_explorer_live_in_jupyterlab(lab):  # noqa: F811 - the fixture
             )
 
         with step("open the notebook, run all cells, render the widget"):
-            page.goto(f"{lab.url}/lab/tree/{NOTEBOOK}", timeout=harness.LOAD_TIMEOUT_MS)
-            page.wait_for_function(
-                harness.JS_APP_READY, timeout=harness.LOAD_TIMEOUT_MS
-            )
-            page.wait_for_function(
-                harness.JS_KERNEL_READY, timeout=harness.LOAD_TIMEOUT_MS
-            )
+            harness.open_notebook(page, lab, NOTEBOOK)
             page.evaluate(harness.JS_RUN_ALL)
             error = page.locator(
                 ".jp-OutputArea [data-mime-type='application/vnd.jupyter.error']"
@@ -100,4 +93,4 @@ def test_subword_explorer_live_in_jupyterlab(lab):  # noqa: F811 - the fixture
             assert harness.run_cell(page, code) == "set\n"
             wait_text(".cw-sw .cw-sw-where", "^merge 1 / ")
             assert sw.locator("select").input_value() == "1"
-    assert browser.blocked == [] and browser.errors == []
+    assert_offline(browser, allow=(lab.url + "/",), websockets=True)
