@@ -95,3 +95,38 @@ def test_evaluate_lm_restores_the_mode(training):
     model = RNNLM(RNNLMConfig(vocab_size=5, d_embed=4, d_hidden=4)).train(training)
     evaluate_lm(model, batchify(torch.arange(5).repeat(4), 2), 3)
     assert all(m.training == training for m in model.modules())
+
+
+def test_tied_lstm_shares_one_matrix_and_learns_with_a_schedule():
+    torch.manual_seed(0)
+    cfg = RNNLMConfig(vocab_size=5, d_embed=12, d_hidden=12, cell="lstm", dropout=0.1)
+    model = RNNLM(RNNLMConfig(**{**cfg.__dict__, "tie_weights": True}))
+    assert model.out.linear.weight is model.embed.weight
+    untied = sum(p.numel() for p in RNNLM(cfg).parameters())
+    assert sum(p.numel() for p in model.parameters()) == untied - 5 * 12
+    data = batchify(torch.arange(5).repeat(200), 4)
+    opt = torch.optim.Adam(model.parameters(), lr=0.02)
+    # 3 epochs of 25 windows
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=75)
+    hist = train_tbptt(
+        model, data, optimizer=opt, bptt=10, epochs=3, scheduler=sched, progress=False
+    )
+    assert len(hist.step_loss) == 75 and opt.param_groups[0]["lr"] == pytest.approx(0)
+    assert evaluate_lm(model, data, 10) < 0.1
+
+
+def test_tied_weights_need_the_full_softmax_and_equal_widths():
+    with pytest.raises(ValueError, match="tie_weights"):
+        RNNLM(RNNLMConfig(vocab_size=50, cutoffs=(10,), tie_weights=True))
+    with pytest.raises(ValueError, match="tie_weights"):
+        RNNLM(RNNLMConfig(vocab_size=50, d_embed=8, d_hidden=16, tie_weights=True))
+
+
+@pytest.mark.parametrize("cutoffs", [None, (10, 30)])
+def test_target_log_prob_is_the_log_prob_of_the_target(cutoffs):
+    torch.manual_seed(0)
+    out = SoftmaxOutput(16, 50, cutoffs).double()
+    h, y = torch.randn(9, 16, dtype=torch.float64), torch.randint(0, 50, (9,))
+    expected = out.log_prob(h).gather(1, y[:, None]).squeeze(1)
+    torch.testing.assert_close(out.target_log_prob(h, y), expected)
+    torch.testing.assert_close(-out.target_log_prob(h, y).mean(), out.nll(h, y))

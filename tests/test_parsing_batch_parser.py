@@ -15,6 +15,7 @@ from course_lib.parsing import (
     attachment_scores,
     build_vocabs,
     check_tree,
+    load_word_vectors,
     oracle_examples,
     parse,
     parse_one,
@@ -132,3 +133,42 @@ def test_train_parser_leaves_the_model_in_training_mode(sentences):
     trained = train_parser(sentences[:1], epochs=1, hidden=8, embed_dim=4,
                            min_freq=1, progress=False)  # fmt: skip
     assert all(m.training for m in trained.model.modules())
+
+
+def test_load_word_vectors_copies_covered_rows_rescaled(sentences):
+    vocabs = build_vocabs(sentences, min_freq=1)
+    torch.manual_seed(0)
+    model = ChenManningParser(ParserConfig.for_vocabs(vocabs, embed_dim=4, hidden=8))
+    before = model.word_embed.weight.detach().clone()
+    tokens = vocabs.words.tokens
+    words = ["The", tokens[5], "<unk>", "not-a-word-here"]  # matched lower-cased
+    vectors = torch.arange(1, 17, dtype=torch.float32).view(4, 4)
+    coverage = load_word_vectors(model, vocabs, words, vectors)
+    after = model.word_embed.weight.detach()
+    the, fifth, unk = vocabs.words.index("the"), 5, vocabs.words.index("<unk>")
+    assert coverage == pytest.approx(2 / (len(tokens) - 3))  # the, tokens[5]
+    ratio = after[[the, fifth]] / vectors[:2]  # one positive scale for every row
+    assert ratio.min() > 0
+    torch.testing.assert_close(ratio, torch.full((2, 4), ratio[0, 0].item()))
+    changed = (after != before).any(dim=1)
+    assert changed[[the, fifth]].all() and not changed[unk]
+    assert changed.sum() == 2  # the specials and uncovered words keep their rows
+    with pytest.raises(ValueError, match="embed_dim"):
+        load_word_vectors(model, vocabs, words, torch.zeros(4, 5))
+
+
+def test_train_parser_starts_from_word_vectors(sentences):
+    vocabs = build_vocabs(sentences, min_freq=1)
+    words = vocabs.words.tokens[3:]
+    vectors = torch.randn(len(words), 8, generator=torch.Generator().manual_seed(0))
+    trained = train_parser(
+        sentences, epochs=1, batch_size=64, hidden=16, embed_dim=8, min_freq=1,
+        word_vectors=(words, vectors), progress=False, seed=0,
+    )  # fmt: skip
+    assert trained.word_vector_coverage == 1.0
+    assert (
+        train_parser(
+            sentences, epochs=1, hidden=16, embed_dim=8, min_freq=1, progress=False
+        ).word_vector_coverage
+        == 0.0
+    )

@@ -60,6 +60,16 @@ class SoftmaxOutput(nn.Module):
             return self.adaptive(h, y).loss
         return F.cross_entropy(self.linear(h), y)  # (N, V) logits inside
 
+    def target_log_prob(self, h: Tensor, y: Tensor) -> Tensor:
+        """log ŷ_y of each position's target only: h (N, H), y (N,) -> (N,).
+
+        The adaptive form computes only the clusters the targets fall in, far less than
+        :meth:`log_prob` over all V words.
+        """
+        if self.adaptive is not None:
+            return self.adaptive(h, y).output  # (N,)
+        return -F.cross_entropy(self.linear(h), y, reduction="none")  # (N,)
+
     def log_prob(self, h: Tensor) -> Tensor:
         """log ŷ over all V words: h (N, H) -> (N, V)."""
         if self.adaptive is not None:

@@ -11,6 +11,8 @@ steps: truncated backpropagation through time (Williams & Peng, 1990).
 The recurrence is the from-scratch :class:`course_lib.rnn.rnn_cell.RNN` (``cell="scratch"``)
 or PyTorch's fused ``nn.RNN`` (``cell="torch"``, the same computation, checked in the
 tests, and much faster on a CPU), or ``nn.LSTM`` (``cell="lstm"``, Chapter 6).
+``tie_weights`` makes the output matrix U the embedding E (Press & Wolf, 2017), and
+``train_tbptt`` steps an optional learning-rate schedule after every update.
 
 Shape legend: B batch (parallel streams), T time (window), L stream length, E embedding
 width, H hidden width, V vocabulary, N = B·T positions.
@@ -47,6 +49,7 @@ class RNNLMConfig:
     cell: str = "torch"
     dropout: float = 0.0
     cutoffs: tuple[int, ...] | None = None  # adaptive softmax clusters, None = full
+    tie_weights: bool = False  # U = E (Press & Wolf, 2017): full softmax, E = H
 
 
 class RNNLM(nn.Module):
@@ -60,6 +63,12 @@ class RNNLM(nn.Module):
             raise ValueError(f"cell must be one of {CELLS}, got {config.cell!r}")
         if config.cell == "scratch" and config.num_layers != 1:
             raise ValueError("the from-scratch cell has one layer; use cell='torch'")
+        if config.tie_weights and (config.cutoffs or config.d_embed != config.d_hidden):
+            raise ValueError(
+                "tie_weights needs the full softmax (cutoffs=None) and d_embed == "
+                f"d_hidden, got cutoffs={config.cutoffs}, {config.d_embed} != "
+                f"{config.d_hidden}"
+            )
         self.config = config
         self.embed = nn.Embedding(config.vocab_size, config.d_embed, device=device)
         self.drop = nn.Dropout(config.dropout)
@@ -89,6 +98,8 @@ class RNNLM(nn.Module):
         self.out = SoftmaxOutput(
             config.d_hidden, config.vocab_size, config.cutoffs, device=device
         )
+        if config.tie_weights:  # one (V, E) matrix embeds inputs and scores outputs
+            self.out.linear.weight = self.embed.weight
 
     def features(self, x: Tensor, h0=None) -> tuple[Tensor, object]:
         """x: (B, T) token ids -> hidden states (B, T, H) and the last state."""
@@ -204,13 +215,15 @@ def train_tbptt(
     max_seconds: float | None = None,
     max_steps: int | None = None,
     valid: Tensor | None = None,
+    scheduler: torch.optim.lr_scheduler.LRScheduler | None = None,
     progress: bool = True,
 ) -> History:
     """Train on a batchified stream (B, L) by truncated BPTT; returns a ``History``.
 
     Each window: loss J = mean cross-entropy over its B·T positions, backward through at
     most T steps, clip the global gradient norm (Pascanu et al., 2013), update.
-    ``max_seconds``/``max_steps`` stop early (budgets of the cpu and smoke profiles).
+    ``max_seconds``/``max_steps`` stop early (budgets of the cpu and smoke profiles);
+    ``scheduler`` (a learning-rate schedule) is stepped after every update.
     ``course_lib.training.fit`` is not used because the hidden state must be carried
     from batch to batch, which its stateless ``loss_fn(model, batch)`` does not do.
     """
@@ -227,6 +240,8 @@ def train_tbptt(
             loss.backward()
             norm = nn.utils.clip_grad_norm_(model.parameters(), clip_norm or math.inf)
             optimizer.step()
+            if scheduler is not None:
+                scheduler.step()
             history.step_loss.append(loss.item())
             history.grad_norm.append(float(norm))
             total, count = total + loss.item(), count + 1

@@ -40,6 +40,7 @@ from course_lib.parsing.projectivity import (
 from course_lib.parsing.state import BatchConfigurations
 from course_lib.parsing.train import (
     TrainedParser,
+    load_word_vectors,
     oracle_examples,
     oracle_parse,
     train_parser,
@@ -74,6 +75,7 @@ __all__ = [
     "ParserVocabs",
     "RelationRow",
     "TrainedParser",
+    "load_word_vectors",
     "Transition",
     "TransitionSystem",
     "as_words_and_tags",

@@ -7,7 +7,9 @@ L(θ) = −Σᵢ log p_{tᵢ} + (λ/2)‖θ‖². Non-projective trees have no o
 :func:`oracle_examples` runs the oracle on thousands of sentences at once
 (:class:`BatchConfigurations`), so all of EWT train (about 400,000 examples) takes seconds.
 
-:func:`train_parser` builds the vocabularies, the examples and the model, trains with
+:func:`load_word_vectors` starts the word embeddings from pretrained vectors (the paper's
+50-d vectors; here Chapter 2's word2vec). :func:`train_parser` builds the vocabularies,
+the examples and the model, trains with
 ``course_lib.training.fit`` one epoch at a time, scores the dev set after each epoch (greedy
 batched parsing) and keeps the weights with the best dev UAS.
 Shape legend: M examples, F = 48 features.
@@ -29,6 +31,7 @@ from torch import Tensor, nn
 from course_lib.parsing.batch_parser import Parse, parse
 from course_lib.parsing.evaluation import AttachmentScores, attachment_scores
 from course_lib.parsing.features import (
+    SPECIALS,
     UNK,
     ParserVocabs,
     batch_features,
@@ -41,7 +44,13 @@ from course_lib.parsing.state import BatchConfigurations
 from course_lib.runtime import device as default_device
 from course_lib.training import History, fit
 
-__all__ = ["TrainedParser", "oracle_examples", "oracle_parse", "train_parser"]
+__all__ = [
+    "TrainedParser",
+    "load_word_vectors",
+    "oracle_examples",
+    "oracle_parse",
+    "train_parser",
+]
 
 
 def _run_oracle(
@@ -112,6 +121,7 @@ class TrainedParser:
     dev_scores: list[AttachmentScores] = field(default_factory=list)
     best_epoch: int = 0
     seconds: float = 0.0
+    word_vector_coverage: float = 0.0  # share of the word vocabulary started pretrained
 
     def parse(
         self,
@@ -124,6 +134,46 @@ class TrainedParser:
         return parse(
             self.model, self.vocabs, sentences, batch_size=batch_size, device=device
         )
+
+
+def load_word_vectors(
+    model: ChenManningParser,
+    vocabs: ParserVocabs,
+    words: Sequence[str],
+    vectors: Tensor,
+) -> float:
+    """Copy pretrained vectors into the rows of ``model.word_embed`` whose word they cover.
+
+    words: (N,) the words of ``vectors`` (N, d), d = the parser's ``embed_dim``; matched
+    lower-cased when the vocabularies are. The specials (<null>, <root>, <unk>) and words
+    without a vector keep their random initialisation; the copied vectors are rescaled to
+    the standard deviation of the random table, so only their directions are new.
+    Returns the share of the (non-special) word vocabulary that got a vector.
+    """
+    vectors = torch.as_tensor(vectors, dtype=torch.float32)  # (N, d)
+    d = model.config.embed_dim
+    if vectors.dim() != 2 or vectors.size(1) != d or vectors.size(0) != len(words):
+        raise ValueError(
+            f"vectors must be (len(words), embed_dim) = ({len(words)}, {d}), "
+            f"got {tuple(vectors.shape)}"
+        )
+    fold = str.lower if vocabs.lowercase else str
+    index: dict[str, int] = {}
+    for i, w in enumerate(words):
+        index.setdefault(fold(w), i)
+    tokens = vocabs.words.tokens
+    pairs = [
+        (r, index[w]) for r, w in enumerate(tokens) if w not in SPECIALS and w in index
+    ]
+    if pairs:
+        rows, src = (torch.tensor(c) for c in zip(*pairs))  # (R,), (R,)
+        table = model.word_embed.weight  # (n_words, d)
+        chosen = vectors[src]  # (R, d)
+        scale = table.detach().std() / chosen.std().clamp_min(1e-12)
+        with torch.no_grad():
+            table[rows.to(table.device)] = (chosen * scale).to(table.device)
+    n_words = sum(w not in SPECIALS for w in tokens)
+    return len(pairs) / max(n_words, 1)
 
 
 def _shuffled_batches(
@@ -171,6 +221,7 @@ def train_parser(
     min_freq: int = 2,
     word_dropout: float = 0.0,
     clip_norm: float | None = 5.0,
+    word_vectors: tuple[Sequence[str], Tensor] | None = None,
     max_seconds: float | None = None,
     device: torch.device | str | None = None,
     seed: int = 0,
@@ -183,6 +234,8 @@ def train_parser(
     weight_decay is the L2 λ; the model's other sizes are :class:`ParserConfig`'s.
     word_dropout α: during training each word feature becomes <unk> with probability
     α / (α + count(word)) (Kiperwasser & Goldberg 2016), so rare words teach <unk> too.
+    word_vectors: (words, vectors (N, embed_dim)) to start the word embeddings from
+    (:func:`load_word_vectors`); None keeps the random initialisation.
     max_seconds: stop training (mid-epoch) once this much time has passed since the call;
     the dev scoring after the last epoch still runs. device: default ``course_lib.device()``.
     Deterministic for a given seed and device.
@@ -209,6 +262,9 @@ def train_parser(
         init=init,
     )
     model = ChenManningParser(config, device=device)
+    coverage = 0.0
+    if word_vectors is not None:
+        coverage = load_word_vectors(model, vocabs, *word_vectors)
     opt_class = torch.optim.Adam if optimizer == "adam" else torch.optim.Adagrad
     opt = opt_class(model.parameters(), lr=lr, weight_decay=weight_decay)
     gen = torch.Generator().manual_seed(seed)
@@ -242,6 +298,5 @@ def train_parser(
         model.load_state_dict(best_state)
     else:
         best_epoch = len(history.train_loss)
-    return TrainedParser(
-        model, vocabs, history, scores, best_epoch, time.perf_counter() - start
-    )
+    seconds = time.perf_counter() - start
+    return TrainedParser(model, vocabs, history, scores, best_epoch, seconds, coverage)
