@@ -60,7 +60,9 @@ def test_filterbank_closed_form_properties():
     assert (fb >= 0).all() and (fb <= 1 + 1e-9).all()
     bins = torch.linspace(0, sr / 2, n_fft // 2 + 1, dtype=torch.float64)
     centres = bins[fb.argmax(1)]
-    edges = mel_to_hz(torch.linspace(0, hz_to_mel(sr / 2).item(), M + 2))
+    edges = mel_to_hz(
+        torch.linspace(0, hz_to_mel(sr / 2).item(), M + 2, dtype=torch.float64)
+    )
     # each peak sits within one bin of its mel-spaced centre
     assert (centres - edges[1:-1]).abs().max() <= sr / n_fft
     # neighbouring triangles cross-fade: between the first and last centre they sum to 1

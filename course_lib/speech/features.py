@@ -127,7 +127,12 @@ def mel_filterbank(
         0, sample_rate / 2, n_fft // 2 + 1, dtype=torch.float64
     )  # (F,)
     edges = mel_to_hz(
-        torch.linspace(hz_to_mel(f_min).item(), hz_to_mel(f_max).item(), n_mels + 2)
+        torch.linspace(
+            hz_to_mel(f_min).item(),
+            hz_to_mel(f_max).item(),
+            n_mels + 2,
+            dtype=torch.float64,
+        )
     )  # (M + 2,)
     left, centre, right = edges[:-2, None], edges[1:-1, None], edges[2:, None]
     rising = (bins - left) / (centre - left)  # (M, F)
