@@ -21,7 +21,7 @@ from torch import Tensor
 
 from course_lib.speech.ctc import collapse
 
-__all__ = ["greedy_decode", "prefix_beam_search"]
+__all__ = ["edit_distance", "error_rate", "greedy_decode", "prefix_beam_search"]
 
 _NEG = -math.inf
 
@@ -95,3 +95,26 @@ def prefix_beam_search(
         beams = dict(ranked[:beam])
     out = [(prefix, _lse(pb, pnb)) for prefix, (pb, pnb) in beams.items()]
     return sorted(out, key=lambda kv: -kv[1])
+
+
+def edit_distance(a: list[int] | str, b: list[int] | str) -> int:
+    """Levenshtein distance: the fewest substitutions, insertions and deletions a → b."""
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, y in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (x != y))
+    return row[-1]
+
+
+def error_rate(hypotheses: list, references: list) -> float:
+    """Σ edit_distance(hyp, ref) / Σ len(ref): the digit (or word, character) error rate."""
+    if len(hypotheses) != len(references) or not references:
+        raise ValueError(
+            f"need one hypothesis per reference (and at least one); got "
+            f"{len(hypotheses)} and {len(references)}"
+        )
+    total = sum(len(r) for r in references)
+    if total == 0:
+        raise ValueError("the references are all empty: an error rate needs symbols")
+    return sum(edit_distance(h, r) for h, r in zip(hypotheses, references)) / total
