@@ -97,13 +97,15 @@ def ctc_alpha(log_probs: Tensor, ext: Tensor, blank: int = 0) -> Tensor:
     Returns (B, T, S'); paths may start in the first blank or the first label.
     """
     e = _emissions(log_probs, ext)  # (B, T, S')
-    skip = _skip_allowed(ext, blank)  # (B, S')
+    no_skip = torch.zeros_like(e[:, 0]).masked_fill(~_skip_allowed(ext, blank), NEG_INF)
+    pad = torch.full_like(e[:, 0, :2], NEG_INF)  # (B, 2)
     alpha = torch.full_like(e[:, 0], NEG_INF)  # (B, S')
     alpha[:, :2] = e[:, 0, :2]
     out = [alpha]
     for t in range(1, e.size(1)):
-        stay_or_step = torch.logaddexp(alpha, _shift(alpha, 1))  # (B, S')
-        jump = _shift(alpha, 2).masked_fill(~skip, NEG_INF)  # (B, S')
+        prev = torch.cat([pad, alpha], 1)  # (B, S' + 2): prev[:, s + 2] = α_{t−1}(s)
+        stay_or_step = torch.logaddexp(prev[:, 2:], prev[:, 1:-1])  # (B, S')
+        jump = prev[:, :-2] + no_skip  # (B, S'): α_{t−1}(s − 2) where legal
         alpha = e[:, t] + torch.logaddexp(stay_or_step, jump)  # (B, S')
         out.append(alpha)
     return torch.stack(out, 1)  # (B, T, S')
@@ -124,19 +126,25 @@ def ctc_beta(
     e = _emissions(log_probs, ext)  # (B, T, S')
     B, T, Sx = e.shape
     skip_from = _shift(_skip_allowed(ext, blank).float(), -2).bool()  # s → s + 2 legal
+    no_skip = torch.zeros_like(e[:, 0]).masked_fill(~skip_from, NEG_INF)  # (B, S')
     s = torch.arange(Sx, device=ext.device)
     ends = 2 * target_lengths[:, None]  # (B, 1)
     final = (s == ends) | (s == ends - 1)  # (B, S')
+    starts = e.masked_fill(~final[:, None], NEG_INF)  # (B, T, S'): β at each last frame
+    t_idx = torch.arange(T, device=ext.device)[:, None, None]  # (T, 1, 1)
+    last = t_idx == (input_lengths - 1)[None, :, None]  # (T, B, 1)
+    inside = t_idx < (input_lengths - 1)[None, :, None]  # (T, B, 1)
+    pad = torch.full_like(e[:, 0, :2], NEG_INF)  # (B, 2)
     beta = torch.full_like(e[:, 0], NEG_INF)  # (B, S')
     out = [beta] * T
     for t in range(T - 1, -1, -1):
-        stay_or_step = torch.logaddexp(beta, _shift(beta, -1))  # (B, S')
-        jump = _shift(beta, -2).masked_fill(~skip_from, NEG_INF)  # (B, S')
+        nxt = torch.cat([beta, pad], 1)  # (B, S' + 2): nxt[:, s] = β_{t+1}(s)
+        stay_or_step = torch.logaddexp(nxt[:, :-2], nxt[:, 1:-1])  # (B, S')
+        jump = nxt[:, 2:] + no_skip  # (B, S'): β_{t+1}(s + 2) where legal
         recur = e[:, t] + torch.logaddexp(stay_or_step, jump)  # (B, S')
-        start = e[:, t].masked_fill(~final, NEG_INF)  # (B, S')
-        last = (input_lengths - 1 == t)[:, None]  # (B, 1)
-        inside = (input_lengths - 1 > t)[:, None]  # (B, 1)
-        beta = torch.where(last, start, torch.where(inside, recur, NEG_INF))
+        beta = torch.where(
+            last[t], starts[:, t], torch.where(inside[t], recur, NEG_INF)
+        )
         out[t] = beta
     return torch.stack(out, 1)  # (B, T, S')
 
@@ -165,6 +173,11 @@ def ctc_posteriors(
     """
     ext = extend_labels(targets, blank)  # (B, S')
     alpha = ctc_alpha(log_probs, ext, blank)  # (B, T, S')
+    return _posteriors(log_probs, ext, alpha, input_lengths, target_lengths, blank)
+
+
+def _posteriors(log_probs, ext, alpha, input_lengths, target_lengths, blank):
+    """ln γ_t(s) from α (computed once, in the forward pass) and a fresh β."""
     beta = ctc_beta(log_probs, ext, input_lengths, target_lengths, blank)  # (B, T, S')
     log_p = _log_likelihood(alpha, input_lengths, target_lengths)  # (B,)
     e = _emissions(log_probs, ext)  # (B, T, S')
@@ -180,17 +193,16 @@ class _CTC(torch.autograd.Function):
         ext = extend_labels(targets, blank)
         alpha = ctc_alpha(log_probs, ext, blank)
         nll = -_log_likelihood(alpha, input_lengths, target_lengths)  # (B,)
-        ctx.save_for_backward(log_probs, targets, input_lengths, target_lengths)
+        ctx.save_for_backward(log_probs, ext, alpha, input_lengths, target_lengths)
         ctx.blank = blank
         return nll
 
     @staticmethod
     def backward(ctx, grad_nll):
-        log_probs, targets, input_lengths, target_lengths = ctx.saved_tensors
-        post, log_p = ctc_posteriors(
-            log_probs, targets, input_lengths, target_lengths, ctx.blank
+        log_probs, ext, alpha, input_lengths, target_lengths = ctx.saved_tensors
+        post, log_p = _posteriors(
+            log_probs, ext, alpha, input_lengths, target_lengths, ctx.blank
         )  # (B, T, S')
-        ext = extend_labels(targets, ctx.blank)  # (B, S')
         B, T, _ = log_probs.shape
         gamma = torch.zeros_like(log_probs).scatter_add_(
             2, ext[:, None, :].expand(B, T, ext.size(1)), post.exp()
