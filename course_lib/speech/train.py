@@ -48,6 +48,19 @@ def evaluating(model: nn.Module) -> Iterator[nn.Module]:
         model.train(was)
 
 
+@contextmanager
+def _one_thread(device) -> Iterator[None]:
+    """One CPU thread inside the block: the recurrent steps are small matrix products, and
+    two threads on a busy 2-core machine ran the digit classifier many times slower."""
+    before = torch.get_num_threads()
+    if device is None or torch.device(device).type == "cpu":
+        torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
 def featurize(audios: Sequence[np.ndarray], *, n_mels: int = 40) -> list[Tensor]:
     """Log-mel frames of each waveform, normalised per utterance and band (zero mean,
     unit variance over time: removes the channel and the loudness). Returns (T, M) each."""
@@ -139,9 +152,20 @@ def train_digit_classifier(
         return F.cross_entropy(m(x, lengths), y)
 
     opt, sched = _one_cycle(model, lr, epochs, len(frames), batch_size)
-    return fit(model, _epochs(frames, digits, batch_size, seed, make, augment), optimizer=opt,
-               epochs=epochs, loss_fn=loss, clip_norm=5.0, progress=progress, device=device, scheduler=sched,
-               desc="digits")  # fmt: skip
+    batches = _epochs(frames, digits, batch_size, seed, make, augment)
+    with _one_thread(device):
+        return fit(
+            model,
+            batches,
+            optimizer=opt,
+            epochs=epochs,
+            loss_fn=loss,
+            clip_norm=5.0,
+            scheduler=sched,
+            device=device,
+            progress=progress,
+            desc="digits",
+        )
 
 
 @torch.no_grad()
@@ -185,9 +209,20 @@ def train_ctc(
         return ctc_loss(log_probs, targets, out_lengths, target_lengths)
 
     opt, sched = _one_cycle(model, lr, epochs, len(frames), batch_size)
-    return fit(model, _epochs(frames, labels, batch_size, seed, make, augment),
-               optimizer=opt, epochs=epochs, loss_fn=loss, clip_norm=5.0, progress=progress, device=device,
-               scheduler=sched, desc="ctc")  # fmt: skip
+    batches = _epochs(frames, labels, batch_size, seed, make, augment)
+    with _one_thread(device):
+        return fit(
+            model,
+            batches,
+            optimizer=opt,
+            epochs=epochs,
+            loss_fn=loss,
+            clip_norm=5.0,
+            scheduler=sched,
+            device=device,
+            progress=progress,
+            desc="ctc",
+        )
 
 
 @torch.no_grad()
@@ -227,9 +262,20 @@ def train_trigger(
         return F.binary_cross_entropy_with_logits(m(x), y)
 
     opt, sched = _one_cycle(model, lr, epochs, len(frames), batch_size)
-    return fit(model, _epochs(frames, labels, batch_size, seed, make), optimizer=opt,
-               epochs=epochs, loss_fn=loss, clip_norm=5.0, progress=progress, device=device, scheduler=sched,
-               desc="trigger")  # fmt: skip
+    batches = _epochs(frames, labels, batch_size, seed, make)
+    with _one_thread(device):
+        return fit(
+            model,
+            batches,
+            optimizer=opt,
+            epochs=epochs,
+            loss_fn=loss,
+            clip_norm=5.0,
+            scheduler=sched,
+            device=device,
+            progress=progress,
+            desc="trigger",
+        )
 
 
 @torch.no_grad()
