@@ -14,9 +14,12 @@ from course_lib.speech.models import (
 from course_lib.speech.train import (
     featurize,
     length_batches,
+    normalise,
     pad_batch,
     spec_augment,
     train_ctc,
+    trigger_probabilities,
+    windowed_probabilities,
 )
 
 
@@ -80,3 +83,20 @@ def test_ctc_training_lowers_the_loss():
     assert hist.train_loss[-1] < hist.train_loss[0]
     lp, n = model(torch.stack(frames[:2]), torch.tensor([40, 40]))
     assert torch.isfinite(ctc_loss(lp, torch.tensor(labels[:2]), n, [2, 2]))
+
+
+def test_windowed_probabilities_cover_the_stream_once():
+    torch.manual_seed(0)
+    model = TriggerDetector(40, 8, 8)
+    frames = torch.randn(300, 40) * 3 + 1  # raw log-mel frames
+    one_pass = trigger_probabilities(model, [normalise(frames)])[0]
+    windowed = windowed_probabilities(model, frames, window=100, hop=40)
+    assert windowed.shape == one_pass.shape and (windowed > 0).all()
+    # the first window's steps are a one-pass run over its own normalised frames
+    first = trigger_probabilities(model, [normalise(frames[:100])])[0]
+    np.testing.assert_allclose(windowed[:30], first[:30], atol=1e-6)
+    # a window as long as the stream is the one-pass run
+    whole = windowed_probabilities(model, frames, window=300, hop=300)
+    np.testing.assert_allclose(whole, one_pass, atol=1e-6)
+    with pytest.raises(ValueError, match="multiples of the stride"):
+        windowed_probabilities(model, frames, window=101, hop=40)

@@ -21,6 +21,7 @@ from torch import Tensor, nn
 
 from course_lib.speech.ctc import ctc_loss
 from course_lib.speech.features import log_mel
+from course_lib.speech.models import conv_output_lengths
 from course_lib.training import History, fit
 
 __all__ = [
@@ -28,12 +29,14 @@ __all__ = [
     "ctc_outputs",
     "featurize",
     "length_batches",
+    "normalise",
     "pad_batch",
     "spec_augment",
     "train_ctc",
     "train_digit_classifier",
     "train_trigger",
     "trigger_probabilities",
+    "windowed_probabilities",
 ]
 
 
@@ -67,9 +70,13 @@ def featurize(audios: Sequence[np.ndarray], *, n_mels: int = 40) -> list[Tensor]
     out = []
     for a in audios:
         x = torch.from_numpy(np.pad(a, (0, max(0, 256 - len(a)))).astype(np.float32))
-        f = log_mel(x, n_mels=n_mels)  # (T, M)
-        out.append((f - f.mean(0)) / (f.std(0, correction=0) + 1e-5))  # (T, M)
+        out.append(normalise(log_mel(x, n_mels=n_mels)))  # (T, M)
     return out
+
+
+def normalise(frames: Tensor) -> Tensor:
+    """Zero mean and unit variance per band over time: (T, M) → (T, M)."""
+    return (frames - frames.mean(0)) / (frames.std(0, correction=0) + 1e-5)
 
 
 def pad_batch(frames: Sequence[Tensor]) -> tuple[Tensor, Tensor]:
@@ -285,3 +292,33 @@ def trigger_probabilities(model: nn.Module, frames, *, device=None) -> list[np.n
         return [
             torch.sigmoid(model(f[None].to(device)))[0].cpu().numpy() for f in frames
         ]
+
+
+@torch.no_grad()
+def windowed_probabilities(
+    model: nn.Module, log_mels: Tensor, *, window: int, hop: int, device=None
+) -> np.ndarray:
+    """σ(logit) over a long stream heard through windows of ``window`` frames every
+    ``hop`` frames. log_mels: the stream's raw (T, M) :func:`log_mel` frames; each window
+    is normalised on its own (as each training clip was, by :func:`featurize`) and run
+    from a zero state; every output step comes from the latest window that has heard at
+    least ``window − hop`` frames before it (the first window's from the start).
+    Returns (Y,)."""
+    stride = model.stride
+    if window % stride or hop % stride or not 0 < hop <= window:
+        raise ValueError(
+            f"window and hop must be multiples of the stride {stride} with "
+            f"0 < hop <= window; got window={window}, hop={hop}"
+        )
+    T = len(log_mels)
+    Y = int(conv_output_lengths(torch.tensor(T), model.kernel, stride))
+    out = np.zeros(Y, dtype=np.float32)
+    with evaluating(model):
+        for start in range(0, max(T - window, 0) + 1, hop):
+            end = start + window if start + window + hop <= T else T
+            chunk = normalise(log_mels[start:end])  # (W, M)
+            p = torch.sigmoid(model(chunk[None].to(device)))[0].cpu().numpy()  # (Y_w,)
+            skip = 0 if start == 0 else (window - hop) // stride
+            g = start // stride
+            out[g + skip : g + len(p)] = p[skip : Y - g]
+    return out
