@@ -10,7 +10,8 @@ that both give the same loss and gradient, prints the median time of each over
 
 Usage::
 
-    python benchmarks/ctc_speed.py [--batch 32] [--frames 150] [--repeats 10] [--device cpu]
+    python benchmarks/ctc_speed.py [--batch 32] [--frames 150] [--repeats 10] [--threads 1]
+        [--device cpu]
 """
 
 from __future__ import annotations
@@ -47,7 +48,13 @@ def main() -> None:
     parser.add_argument("--classes", type=int, default=11)
     parser.add_argument("--repeats", type=int, default=10)
     parser.add_argument("--device", default="cpu")
+    parser.add_argument(
+        "--threads", type=int, default=1,
+        help="CPU threads (the chapter trains on 1: each step's ops are tiny, and two "
+        "threads on a shared 2-core machine made ours about 10x slower)",
+    )  # fmt: skip
     args = parser.parse_args()
+    torch.set_num_threads(args.threads)
     seed_everything(0)
     device = torch.device(args.device)
     g = torch.Generator().manual_seed(0)
