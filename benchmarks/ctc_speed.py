@@ -50,8 +50,8 @@ def main() -> None:
     parser.add_argument("--device", default="cpu")
     parser.add_argument(
         "--threads", type=int, default=1,
-        help="CPU threads (the chapter trains on 1: each step's ops are tiny, and two "
-        "threads on a shared 2-core machine made ours about 10x slower)",
+        help="CPU threads (the chapter trains on 1: each step's ops are tiny, and with two "
+        "threads on a shared 2-core machine the ratio swung between 4.6x and 38x)",
     )  # fmt: skip
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
