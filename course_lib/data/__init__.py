@@ -22,6 +22,7 @@ from course_lib.data.errors import (
 )
 from course_lib.data.eval_sets import analogy_questions, similarity_pairs
 from course_lib.data.fetch import fetch, open_text
+from course_lib.data.fsdd import Recording, fsdd, read_wav, speaker_split
 from course_lib.data.pairs import translation_pairs
 from course_lib.data.registry import DATASETS, Dataset, FileSpec, get_dataset
 from course_lib.data.treebank import Sentence, ewt, read_conllu
@@ -38,6 +39,7 @@ __all__ = [
     "Dataset",
     "FileSpec",
     "IntegrityError",
+    "Recording",
     "Sentence",
     "TruncatedFileError",
     "UnknownNameError",
@@ -46,10 +48,13 @@ __all__ = [
     "analogy_questions",
     "ewt",
     "fetch",
+    "fsdd",
     "get_dataset",
     "open_text",
     "read_conllu",
+    "read_wav",
     "similarity_pairs",
+    "speaker_split",
     "translation_pairs",
     "wikitext_lines",
     "wikitext_sentences",

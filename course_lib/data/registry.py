@@ -131,6 +131,7 @@ _M30K = (
 )
 _TATOEBA = f"{_GH}/modelexlab/data/adddaf33ac35572bcfeb421efec29435e7ea9332"
 _GENSIM = f"{_GH}/piskvorky/gensim/4.4.0/gensim/test/test_data"
+_FSDD_COMMIT = "26eb9aaf76e81b692f806f9140c2d2777410d7a1"
 
 DATASETS: dict[str, Dataset] = {}  # filled below; tests may monkeypatch entries
 
@@ -346,4 +347,32 @@ DATASETS["word_vector_eval"] = Dataset(
     attribution="Mikolov et al. (2013); Finkelstein et al. (2002); Hill, Reichart "
     "and Korhonen (2015); the gensim project.",
     note="19,544 analogy questions in 14 sections; 353 + 999 scored pairs.",
+)
+
+DATASETS["fsdd"] = Dataset(
+    name="fsdd",
+    title="Free Spoken Digit Dataset v1.0.10 (3,000 WAV recordings, 8 kHz)",
+    # The pin is the archive in shared/data/fsdd: `git archive` of recordings/ at the
+    # commit below, `gzip -9 -n` (recordings identical to tag v1.0.10). GitHub serves the
+    # files one by one, not this archive: the URL names the pinned folder, and a download
+    # from it fails verification with a message to use the mirror copy.
+    files=(
+        FileSpec(
+            "recordings.tar.gz",
+            "https://github.com/Jakobovski/free-spoken-digit-dataset/tree/"
+            f"{_FSDD_COMMIT}/recordings",
+            "2d178c1fd9c2a4522b8dcc3c360c6c86bdfd4e1904a9d1f4bc79ce603d24cbf2",
+            15_558_071,
+            gzipped=True,
+        ),
+    ),
+    licence="CC BY-SA 4.0",
+    citation="Zohar Jackson, Cesar Souza, Jason Flaks, Yuxin Pan, Hereman Nicolas, "
+    "Adhish Thite, Jakobovski/free-spoken-digit-dataset: v1.0.8, Zenodo, 2018, "
+    "doi:10.5281/zenodo.1342401.",
+    homepage="https://github.com/Jakobovski/free-spoken-digit-dataset",
+    attribution="Jackson et al. and the FSDD contributors.",
+    note="6 speakers x 10 digits x 50 recordings; official split: index 0-4 test, "
+    "5-49 train. Each WAV is also at raw.githubusercontent.com/Jakobovski/"
+    f"free-spoken-digit-dataset/{_FSDD_COMMIT}/recordings/<name>.wav.",
 )

@@ -11,6 +11,7 @@ from course_lib.widgets.attention import (
     attention_example,
 )
 from course_lib.widgets.base import CourseWidget, show, to_jsonable, widget_mode
+from course_lib.widgets.ctc_alignment import CTCAlignmentExplorer
 from course_lib.widgets.embedding_explorer import EmbeddingExplorer
 from course_lib.widgets.gradient_flow import (
     GradientFlowExplorer,
@@ -20,9 +21,11 @@ from course_lib.widgets.head_view import HeadView
 from course_lib.widgets.heatmap import HeatmapExplorer
 from course_lib.widgets.positional import PositionalExplorer
 from course_lib.widgets.subwords import SubwordExplorer
+from course_lib.widgets.trigger_stream import TriggerStreamView
 
 __all__ = [
     "AttentionExplorer",
+    "CTCAlignmentExplorer",
     "CourseWidget",
     "EmbeddingExplorer",
     "GradientFlowExplorer",
@@ -30,6 +33,7 @@ __all__ = [
     "HeatmapExplorer",
     "PositionalExplorer",
     "SubwordExplorer",
+    "TriggerStreamView",
     "attention_candidate",
     "attention_example",
     "mlp_gradient_flow_explorer",
