@@ -47,8 +47,9 @@ def test_every_file_is_pinned_to_a_tag_or_commit():
     for ds in DATASETS.values():
         assert ds.licence and ds.citation and ds.homepage, ds.name
         for name, spec in ds.files.items():
-            if ds.name == "fsdd":  # the mirror's own archive of a commit-pinned folder
-                assert re.search(r"/tree/[0-9a-f]{40}/recordings$", spec.url), spec.url
+            if ds.name == "fsdd":  # the mirror's archive; upstream serves each WAV
+                assert PINNED_URL.match(spec.url), spec.url
+                assert spec.url.endswith("/recordings/"), spec.url
                 continue
             assert PINNED_URL.match(spec.url), spec.url
             assert spec.url.endswith("/" + name) or spec.member, spec.url

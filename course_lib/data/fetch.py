@@ -134,6 +134,31 @@ def fetch(dataset: str, file: str, *, opener: Opener | None = None) -> Path:
     return dest
 
 
+def fetch_spec(
+    dataset: str,
+    spec: FileSpec,
+    dest: Path,
+    *,
+    opener: Opener | None = None,
+    mirror_file: str | None = None,
+) -> Path:
+    """A verified copy at ``dest`` of a pinned file not in the registry (no mirror lookup).
+
+    A copy already at ``dest`` is verified (once: the sidecar spares re-hashing) and
+    kept; otherwise ``spec.url`` is downloaded as :func:`fetch` does. mirror_file: what
+    the offline error suggests putting in a mirror (default ``spec.name``).
+    Used for data sets published file by file (FSDD's WAVs, pinned by a manifest).
+    """
+    if dest.is_file():
+        if not _sidecar_ok(dest, spec):
+            fix = _fix(dataset, spec, dest)
+            _consume(_file_chunks(dest), dataset, spec, str(dest), fix)
+            _write_sidecar(dest, spec)
+        return dest
+    _download(dataset, spec, dest, opener or _urlopen, mirror_file)
+    return dest
+
+
 def _mirror_candidates(folder: Path, spec: FileSpec) -> list[Path]:
     if spec.gzipped:
         return [folder / spec.name]
@@ -260,10 +285,17 @@ def _sidecar_ok(dest: Path, spec: FileSpec) -> bool:
     ) and stat.st_size == spec.bytes
 
 
-def _download(dataset: str, spec: FileSpec, dest: Path, opener: Opener) -> None:
+def _download(
+    dataset: str,
+    spec: FileSpec,
+    dest: Path,
+    opener: Opener,
+    mirror_file: str | None = None,
+) -> None:
     """Stream ``spec.url`` into the cache, verified; raise DataUnavailableError offline."""
+    mirror_file = mirror_file or spec.name
     fix = (
-        f"try again later, or put a verified copy at <mirror>/{dataset}/{spec.name} "
+        f"try again later, or put a verified copy at <mirror>/{dataset}/{mirror_file} "
         f"in a folder listed in {MIRROR_ENV}."
     )
     try:
@@ -279,12 +311,14 @@ def _download(dataset: str, spec: FileSpec, dest: Path, opener: Opener) -> None:
         else:
             found = ", ".join(map(str, mirror_dirs()))
             mirrors = f"{MIRROR_ENV}: {found or 'none of its folders exists'}"
-        packed = "" if spec.gzipped else f" (or {spec.name}.gz)"
+        packed = (
+            "" if spec.gzipped or mirror_file != spec.name else f" (or {spec.name}.gz)"
+        )
         raise DataUnavailableError(
             f"Cannot get {dataset}/{spec.name}: no copy in a mirror ({mirrors}) or "
             f"in the cache ({dest}), and the download from {spec.url} failed: {exc}.\n"
             f"Fix: connect to the internet, or set {MIRROR_ENV} to a folder holding "
-            f"{dataset}/{spec.name}{packed}, such as the course's shared/data."
+            f"{dataset}/{mirror_file}{packed}, such as the course's shared/data."
         ) from exc
 
 

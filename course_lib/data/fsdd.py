@@ -8,6 +8,13 @@ and 5-49 in the training set, so every speaker is in both halves; a held-out spe
 WAV files are read with the standard library's :mod:`wave`. Some upstream releases held
 stereo files: :func:`read_wav` averages the channels (a downmix). A sample rate other
 than 8 kHz or an empty recording raises ``ValueError``.
+
+Where the data comes from: the archive ``recordings.tar.gz`` when a mirror
+(``COURSE_LIB_DATA``) or the cache holds it (the mirror's packing, verified by its pin);
+otherwise each WAV is downloaded from the upstream repository at the pinned commit into
+``<cache>/fsdd/recordings/``, verified against the manifest shipped with the package
+(``fsdd_manifest.sha256``: sha256, size and name of each file; the recordings are
+CC BY-SA 4.0, Jackson et al. and the FSDD contributors).
 """
 
 from __future__ import annotations
@@ -21,11 +28,21 @@ from pathlib import Path
 
 import numpy as np
 
-from course_lib.data.fetch import fetch
+from course_lib.data.fetch import Opener, cache_dir, fetch, fetch_spec, find_copies
+from course_lib.data.registry import FSDD_RECORDINGS_URL, FileSpec
 
-__all__ = ["FSDD_RATE", "Recording", "fsdd", "read_wav", "speaker_split"]
+__all__ = [
+    "FSDD_RATE",
+    "Recording",
+    "fetch_recordings",
+    "fsdd",
+    "read_wav",
+    "speaker_split",
+]
 
 FSDD_RATE = 8000
+MANIFEST = Path(__file__).with_name("fsdd_manifest.sha256")
+_ARCHIVE = "recordings.tar.gz"
 _NAME = re.compile(r"(?:.*/)?(\d)_([a-z]+)_(\d+)\.wav$")
 
 
@@ -84,27 +101,78 @@ def _parse(member: str) -> tuple[int, str, int]:
     return int(match[1]), match[2], int(match[3])
 
 
-def fsdd(split: str = "all", *, archive: str | Path | None = None) -> list[Recording]:
+def fsdd(
+    split: str = "all",
+    *,
+    archive: str | Path | None = None,
+    manifest: str | Path | None = None,
+    opener: Opener | None = None,
+) -> list[Recording]:
     """The FSDD recordings of one official split: ``"train"`` (index 5-49), ``"test"``
     (index 0-4) or ``"all"``, sorted by (speaker, digit, index).
 
     archive: a ``recordings.tar.gz`` to read (default: the verified, pinned copy from
-    :func:`course_lib.data.fetch`, mirror first).
+    :func:`course_lib.data.fetch` when a mirror or the cache has one; else the WAVs are
+    fetched one by one by :func:`fetch_recordings`). manifest, opener: passed to it.
     """
     if split not in ("all", "train", "test"):
         raise ValueError(f"split must be 'all', 'train' or 'test'; got {split!r}")
-    path = archive if archive is not None else fetch("fsdd", "recordings.tar.gz")
+    if archive is None and find_copies("fsdd", _ARCHIVE):
+        archive = fetch("fsdd", _ARCHIVE)
+    if archive is not None:
+        pairs = _archive_wavs(archive)
+    else:
+        folder = fetch_recordings(manifest=manifest, opener=opener)
+        pairs = ((s.name, (folder / s.name).read_bytes()) for s in _specs(manifest))
     out = []
+    for name, data in pairs:
+        digit, speaker, index = _parse(name)
+        if (split == "test") != (index < 5) and split != "all":
+            continue
+        audio, rate = read_wav(data)
+        out.append(Recording(digit, speaker, index, audio, rate))
+    return sorted(out, key=lambda r: (r.speaker, r.digit, r.index))
+
+
+def _archive_wavs(path: str | Path):
+    """(member name, bytes) of every WAV in a ``recordings.tar.gz``."""
     with tarfile.open(path, "r:gz") as tar:
         for member in tar:
-            if not member.isfile() or not member.name.endswith(".wav"):
-                continue
-            digit, speaker, index = _parse(member.name)
-            if (split == "test") != (index < 5) and split != "all":
-                continue
-            audio, rate = read_wav(tar.extractfile(member).read())
-            out.append(Recording(digit, speaker, index, audio, rate))
-    return sorted(out, key=lambda r: (r.speaker, r.digit, r.index))
+            if member.isfile() and member.name.endswith(".wav"):
+                yield member.name, tar.extractfile(member).read()
+
+
+def _specs(manifest: str | Path | None = None) -> list[FileSpec]:
+    """One pin per WAV from a manifest of ``sha256  bytes  name`` lines (``#`` comments)."""
+    path = Path(manifest) if manifest is not None else MANIFEST
+    specs = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            digest, size, name = line.split()
+            specs.append(FileSpec(name, FSDD_RECORDINGS_URL + name, digest, int(size)))
+    return specs
+
+
+def fetch_recordings(
+    *, manifest: str | Path | None = None, opener: Opener | None = None
+) -> Path:
+    """Download every WAV of the manifest into ``<cache>/fsdd/recordings/``, verified.
+
+    Files already there and verified are kept; each download goes to a temporary file
+    renamed only when its sha256 and size match (see :func:`course_lib.data.fetch`).
+    manifest: default the one shipped with the package. opener: ``(url, timeout) ->
+    stream``, default urllib. Returns the folder. Raises ``ChecksumError`` /
+    ``TruncatedFileError`` for a bad file, ``DataUnavailableError`` offline.
+    """
+    from course_lib.runtime import progress_bar  # imported here: keeps imports light
+
+    folder = cache_dir() / "fsdd" / "recordings"
+    specs = _specs(manifest)
+    for spec in progress_bar(specs, desc="FSDD recordings", unit="file"):
+        fetch_spec(
+            "fsdd", spec, folder / spec.name, opener=opener, mirror_file=_ARCHIVE
+        )
+    return folder
 
 
 def speaker_split(

@@ -132,6 +132,9 @@ _M30K = (
 _TATOEBA = f"{_GH}/modelexlab/data/adddaf33ac35572bcfeb421efec29435e7ea9332"
 _GENSIM = f"{_GH}/piskvorky/gensim/4.4.0/gensim/test/test_data"
 _FSDD_COMMIT = "26eb9aaf76e81b692f806f9140c2d2777410d7a1"
+FSDD_RECORDINGS_URL = (
+    f"{_GH}/Jakobovski/free-spoken-digit-dataset/{_FSDD_COMMIT}/recordings/"
+)
 
 DATASETS: dict[str, Dataset] = {}  # filled below; tests may monkeypatch entries
 
@@ -352,15 +355,15 @@ DATASETS["word_vector_eval"] = Dataset(
 DATASETS["fsdd"] = Dataset(
     name="fsdd",
     title="Free Spoken Digit Dataset v1.0.10 (3,000 WAV recordings, 8 kHz)",
-    # The pin is the archive in shared/data/fsdd: `git archive` of recordings/ at the
-    # commit below, `gzip -9 -n` (recordings identical to tag v1.0.10). GitHub serves the
-    # files one by one, not this archive: the URL names the pinned folder, and a download
-    # from it fails verification with a message to use the mirror copy.
+    # The archive is the mirror's own packing (shared/data/fsdd): `git archive` of
+    # recordings/ at the commit below, `gzip -9 -n` (recordings identical to tag v1.0.10).
+    # Nobody publishes it: the public source is each WAV at FSDD_RECORDINGS_URL + name,
+    # pinned by the manifest shipped with the package (course_lib/data/fsdd_manifest.sha256).
+    # Without a mirror or cached archive, course_lib.data.fsdd downloads those files.
     files=(
         FileSpec(
             "recordings.tar.gz",
-            "https://github.com/Jakobovski/free-spoken-digit-dataset/tree/"
-            f"{_FSDD_COMMIT}/recordings",
+            FSDD_RECORDINGS_URL,
             "2d178c1fd9c2a4522b8dcc3c360c6c86bdfd4e1904a9d1f4bc79ce603d24cbf2",
             15_558_071,
             gzipped=True,
@@ -373,6 +376,6 @@ DATASETS["fsdd"] = Dataset(
     homepage="https://github.com/Jakobovski/free-spoken-digit-dataset",
     attribution="Jackson et al. and the FSDD contributors.",
     note="6 speakers x 10 digits x 50 recordings; official split: index 0-4 test, "
-    "5-49 train. Each WAV is also at raw.githubusercontent.com/Jakobovski/"
-    f"free-spoken-digit-dataset/{_FSDD_COMMIT}/recordings/<name>.wav.",
+    "5-49 train. recordings.tar.gz is the mirror's packing; the public source is each "
+    f"WAV at {FSDD_RECORDINGS_URL}<name>.wav, fetched one by one when no mirror has it.",
 )
