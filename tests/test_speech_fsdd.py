@@ -239,3 +239,14 @@ def test_shipped_manifest_pins_every_recording():
     for path in filter(Path.is_file, shared):
         rows = dict(reversed(line.split()) for line in path.read_text().splitlines())
         assert {s.name: s.sha256 for s in specs} == rows
+
+
+def test_cli_fetch_downloads_the_wavs_without_a_mirror(upstream, monkeypatch, capsys):
+    from course_lib.data.__main__ import main
+
+    fetch_mod = importlib.import_module("course_lib.data.fetch")
+    monkeypatch.setattr(fetch_mod, "_urlopen", upstream["opener"])
+    monkeypatch.setattr(fsdd_mod, "MANIFEST", upstream["manifest"])
+    assert main(["fetch", "fsdd"]) == 0
+    assert str(upstream["folder"]) in capsys.readouterr().out
+    assert [n for n in _files(upstream["folder"]) if n.endswith(".wav")] == RAW_NAMES
