@@ -250,3 +250,19 @@ def test_cli_fetch_downloads_the_wavs_without_a_mirror(upstream, monkeypatch, ca
     assert main(["fetch", "fsdd"]) == 0
     assert str(upstream["folder"]) in capsys.readouterr().out
     assert [n for n in _files(upstream["folder"]) if n.endswith(".wav")] == RAW_NAMES
+
+
+def test_cli_list_and_verify_see_the_cached_wavs(upstream, monkeypatch, capsys):
+    from course_lib.data.__main__ import main
+
+    monkeypatch.setattr(fsdd_mod, "MANIFEST", upstream["manifest"])
+    fsdd(opener=upstream["opener"])
+    assert main(["list"]) == 0
+    assert "3 of 3,000 in the cache" in capsys.readouterr().out
+    assert main(["verify"]) == 0
+    assert "3 copies checked, 0 bad." in capsys.readouterr().out
+    wav = upstream["folder"] / RAW_NAMES[2]
+    wav.write_bytes(wav.read_bytes()[:-2] + b"xx")
+    assert main(["verify"]) == 1
+    err = capsys.readouterr().err
+    assert "MISMATCH" in err and RAW_NAMES[2] in err

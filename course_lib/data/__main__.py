@@ -25,6 +25,7 @@ from course_lib.data.fetch import (
     find_copies,
     mirror_dirs,
     verify_copy,
+    verify_spec,
 )
 from course_lib.data.registry import DATASETS, get_dataset
 
@@ -43,7 +44,16 @@ def _list() -> int:
             copies = find_copies(ds.name, spec.name)
             where = ", ".join(kind for kind, _ in copies) or "missing"
             print(f"  {spec.name:<26} {_size(spec.bytes):>9}  {where}")
+        if ds.name == "fsdd":
+            n = len(_fsdd_cached())
+            print(f"  {'recordings/*.wav':<26} {n:>5} of 3,000 in the cache (per file)")
     return 0
+
+
+def _fsdd_cached():
+    from course_lib.data.fsdd import cached_recordings
+
+    return cached_recordings()
 
 
 def _fetch_one(name: str, file: str):
@@ -82,6 +92,13 @@ def _verify() -> int:
                 except IntegrityError as exc:
                     bad += 1
                     print(f"MISMATCH  {path}\n{exc}", file=sys.stderr)
+    for spec, path in _fsdd_cached():  # WAVs fetched one by one (no archive)
+        checked += 1
+        try:
+            verify_spec("fsdd", spec, path)
+        except IntegrityError as exc:
+            bad += 1
+            print(f"MISMATCH  {path}\n{exc}", file=sys.stderr)
     print(f"{checked} copies checked, {bad} bad.")
     if not checked:
         print(f"No copies present: set {MIRROR_ENV} or run `fetch-all` first.")

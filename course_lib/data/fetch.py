@@ -89,7 +89,11 @@ def verify_copy(dataset: str, file: str, path: str | Path) -> None:
 
     Raises :class:`ChecksumError`, :class:`TruncatedFileError` or :class:`CorruptFileError`.
     """
-    spec = get_dataset(dataset).file(file)
+    verify_spec(dataset, get_dataset(dataset).file(file), path)
+
+
+def verify_spec(dataset: str, spec: FileSpec, path: str | Path) -> None:
+    """:func:`verify_copy` for a pin given as a :class:`FileSpec` (e.g. FSDD's WAVs)."""
     path = Path(path)
     fix = _fix(dataset, spec, path)
     if path.name == spec.name + ".gz" and not spec.gzipped:

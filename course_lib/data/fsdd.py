@@ -34,6 +34,7 @@ from course_lib.data.registry import FSDD_RECORDINGS_URL, FileSpec
 __all__ = [
     "FSDD_RATE",
     "Recording",
+    "cached_recordings",
     "fetch_recordings",
     "fsdd",
     "read_wav",
@@ -173,6 +174,15 @@ def fetch_recordings(
             "fsdd", spec, folder / spec.name, opener=opener, mirror_file=_ARCHIVE
         )
     return folder
+
+
+def cached_recordings(
+    manifest: str | Path | None = None,
+) -> list[tuple[FileSpec, Path]]:
+    """(pin, path) of each manifest WAV present in ``<cache>/fsdd/recordings/``."""
+    folder = cache_dir() / "fsdd" / "recordings"
+    pairs = [(spec, folder / spec.name) for spec in _specs(manifest)]
+    return [(spec, path) for spec, path in pairs if path.is_file()]
 
 
 def speaker_split(
