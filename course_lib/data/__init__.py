@@ -24,6 +24,7 @@ from course_lib.data.eval_sets import analogy_questions, similarity_pairs
 from course_lib.data.fetch import fetch, open_text
 from course_lib.data.pairs import translation_pairs
 from course_lib.data.registry import DATASETS, Dataset, FileSpec, get_dataset
+from course_lib.data.sst2 import read_sst2, sst2
 from course_lib.data.treebank import Sentence, ewt, read_conllu
 from course_lib.data.vocab import UnknownTokenError, Vocab
 from course_lib.data.wikitext import wikitext_lines, wikitext_sentences, wikitext_tokens
@@ -49,7 +50,9 @@ __all__ = [
     "get_dataset",
     "open_text",
     "read_conllu",
+    "read_sst2",
     "similarity_pairs",
+    "sst2",
     "translation_pairs",
     "wikitext_lines",
     "wikitext_sentences",

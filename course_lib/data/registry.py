@@ -131,6 +131,9 @@ _M30K = (
 )
 _TATOEBA = f"{_GH}/modelexlab/data/adddaf33ac35572bcfeb421efec29435e7ea9332"
 _GENSIM = f"{_GH}/piskvorky/gensim/4.4.0/gensim/test/test_data"
+_SST2 = (
+    f"{_GH}/awake020/pytorch_Bert_sst2/ce2ab1719d32182e6233b24b2de246bd32814fde/SST-2"
+)
 
 DATASETS: dict[str, Dataset] = {}  # filled below; tests may monkeypatch entries
 
@@ -346,4 +349,40 @@ DATASETS["word_vector_eval"] = Dataset(
     attribution="Mikolov et al. (2013); Finkelstein et al. (2002); Hill, Reichart "
     "and Korhonen (2015); the gensim project.",
     note="19,544 analogy questions in 14 sections; 353 + 999 scored pairs.",
+)
+
+DATASETS["sst2"] = Dataset(
+    name="sst2",
+    title="SST-2, the binary Stanford Sentiment Treebank (GLUE train/dev, labelled test)",
+    files=_files(
+        _SST2,
+        (
+            "train.tsv",
+            "e981ceb4fe6c9acd1c79851d0d091b9e78103f1f2a399ca83dda27915d41c56c",
+            3_806_081,
+        ),
+        (
+            "dev.tsv",
+            "84207e6be5873fb18db798cc6faec86871f5a426554650ff64a1c34e87665f6f",
+            94_414,
+        ),
+        (
+            "test.tsv",
+            "fcd46f967b7b8efd8b5398481dadf873886298d092195167af907fd532e81e1c",
+            193_576,
+        ),
+    ),
+    licence="No formal licence published (research use); download only",
+    citation="""@inproceedings{socher2013recursive,
+  title     = {Recursive Deep Models for Semantic Compositionality Over a Sentiment
+               Treebank},
+  author    = {Richard Socher and Alex Perelygin and Jean Wu and Jason Chuang and
+               Christopher D. Manning and Andrew Ng and Christopher Potts},
+  booktitle = {Proceedings of EMNLP}, pages = {1631--1642}, year = {2013}
+}""",
+    homepage="https://nlp.stanford.edu/sentiment/",
+    attribution="Socher et al. (2013); GLUE (Wang et al., 2019) train/dev splits.",
+    note="Download only: do not redistribute or commit any of its text. "
+    "train/dev/test: 67,349 / 872 / 1,821 (train holds phrases too).",
+    redistributable=False,
 )

@@ -149,7 +149,7 @@ def tune(
         loss.backward()
         nn.utils.clip_grad_norm_(params, 1.0)
         opt.step()
-        history.loss.append(float(loss))
+        history.loss.append(loss.item())
         if step % eval_every == 0 or step == steps:
             history.steps.append(step)
             history.exact_match.append(evaluate(model))
