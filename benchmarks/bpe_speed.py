@@ -1,0 +1,127 @@
+"""Our BPE trainer against HF ``tokenizers`` on WikiText-2 train, in one run. Chapter 9.
+
+Issue target: the same merges, and our training time within 20x of HF's on WikiText-2
+train (2 M tokens, 8,000 merges). Both sides start from the raw lines (pre-tokenizing and
+counting words is part of the time), train with the same pre-tokenizer, no normalizer and
+the same special token, and must produce identical merges and vocabularies; then both
+encode the valid and test lines one line at a time (HF with ``encode_batch``, on all the
+threads it uses by default), must give identical ids, and their throughputs are printed.
+
+Usage::
+
+    python benchmarks/bpe_speed.py [--kind byte_bpe|bpe|both] [--merges 8000] [--lines N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+
+from course_lib.data import wikitext_lines
+from course_lib.subwords import Tokenizer, bytes_to_unicode, word_counts
+
+SPECIALS = ["<|endoftext|>"]
+
+
+def _hf_train(lines, kind, vocab_size):
+    from tokenizers import Tokenizer as HFTokenizer
+    from tokenizers import models, pre_tokenizers, trainers
+
+    tok = HFTokenizer(models.BPE())
+    extra = {}
+    if kind == "byte_bpe":
+        tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        extra["initial_alphabet"] = pre_tokenizers.ByteLevel.alphabet()
+    else:
+        tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size, special_tokens=SPECIALS, show_progress=False, **extra
+    )
+    tok.train_from_iterator(lines, trainer)
+    return tok
+
+
+def run(kind: str, lines: list[str], n_merges: int, test: list[str]) -> dict:
+    pre = "byte_level" if kind == "byte_bpe" else "whitespace_split"
+    alphabet = {c for w in word_counts(lines, pre) for c in w}
+    if kind == "byte_bpe":
+        alphabet |= set(bytes_to_unicode().values())
+    vocab_size = len(SPECIALS) + len(alphabet) + n_merges
+
+    start = time.perf_counter()
+    hf = _hf_train(lines, kind, vocab_size)
+    t_hf = time.perf_counter() - start
+    start = time.perf_counter()
+    ours = Tokenizer.train(
+        lines, kind=kind, vocab_size=vocab_size, special_tokens=SPECIALS
+    )
+    t_ours = time.perf_counter() - start
+
+    model = json.loads(hf.to_str())["model"]
+    same_merges = [tuple(m) for m in model["merges"]] == list(ours.model.merges)
+    same_vocab = model["vocab"] == {p: i for i, p in enumerate(ours.vocab)}
+
+    start = time.perf_counter()
+    hf_ids = [e.ids for e in hf.encode_batch(test)]
+    e_hf = time.perf_counter() - start
+    start = time.perf_counter()
+    our_ids = [ours.encode(line).ids for line in test]
+    e_ours = time.perf_counter() - start
+    n_tokens = sum(map(len, our_ids))
+    return {
+        "kind": kind,
+        "vocab_size": vocab_size,
+        "merges": len(ours.model.merges),
+        "same_merges": same_merges,
+        "same_vocab": same_vocab,
+        "same_ids": hf_ids == our_ids,
+        "train_hf_s": t_hf,
+        "train_ours_s": t_ours,
+        "encode_tokens": n_tokens,
+        "encode_hf_tok_s": n_tokens / e_hf,
+        "encode_ours_tok_s": n_tokens / e_ours,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--kind", choices=["byte_bpe", "bpe", "both"], default="both")
+    parser.add_argument("--merges", type=int, default=8000)
+    parser.add_argument("--lines", type=int, default=None, help="first N train lines")
+    args = parser.parse_args(argv)
+    import tokenizers
+
+    lines = wikitext_lines("train")[: args.lines]
+    test = wikitext_lines("valid") + wikitext_lines("test")
+    n_words = sum(len(line.split()) for line in lines)
+    print(
+        f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} "
+        f"(1 min); tokenizers {tokenizers.__version__}, RAYON_NUM_THREADS="
+        f"{os.environ.get('RAYON_NUM_THREADS', 'default')}"
+    )
+    print(
+        f"WikiText-2 train: {len(lines):,} lines, {n_words:,} tokens; {args.merges:,} merges"
+    )
+    ok = True
+    for kind in ["bpe", "byte_bpe"] if args.kind == "both" else [args.kind]:
+        r = run(kind, lines, args.merges, test)
+        ratio = r["train_ours_s"] / r["train_hf_s"]
+        ok &= r["same_merges"] and r["same_vocab"] and r["same_ids"] and ratio <= 20
+        print(
+            f"\n[{kind}] vocab_size {r['vocab_size']:,} ({r['merges']:,} merges kept); "
+            f"identical merges: {r['same_merges']}, vocabulary: {r['same_vocab']}, "
+            f"encodings: {r['same_ids']}\n"
+            f"  training  HF {r['train_hf_s']:6.2f} s   ours {r['train_ours_s']:6.2f} s   "
+            f"ours/HF {ratio:5.1f}x (target <= 20x)\n"
+            f"  encoding  HF {r['encode_hf_tok_s']:>10,.0f} tokens/s   ours "
+            f"{r['encode_ours_tok_s']:>10,.0f} tokens/s   on valid+test "
+            f"({r['encode_tokens']:,} tokens)"
+        )
+    print(f"\nload average after: {os.getloadavg()[0]:.2f}; all targets met: {ok}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
