@@ -138,8 +138,10 @@ class SequenceClassifier(nn.Module):
         self.dropout = nn.Dropout(encoder.config.dropout)
         self.head = nn.Linear(encoder.config.d_model, n_classes, device=device)
 
-    def forward(self, tokens: Tensor) -> Tensor:
-        """tokens (B, T), [CLS] first -> logits (B, C)."""
+    def forward(self, tokens: Tensor, lengths: Tensor | None = None) -> Tensor:
+        """tokens (B, T), [CLS] first -> logits (B, C). ``lengths`` is not needed (the
+        padding mask comes from ``pad_id``); it is accepted so that every sentence
+        classifier is called alike (:func:`course_lib.sentiment.train_classifier`)."""
         hidden, _ = self.encoder(tokens)  # (B, T, D)
         return self.head(self.dropout(hidden[:, 0]))  # (B, C)
 
