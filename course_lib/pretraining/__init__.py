@@ -23,7 +23,12 @@ from course_lib.pretraining.distributed import (
 )
 from course_lib.pretraining.encoder import Encoder, EncoderConfig, SequenceClassifier
 from course_lib.pretraining.gpt import GPT, GPTBlock, GPTConfig, GPTOutput, GPTState
-from course_lib.pretraining.masked_lm import IGNORE, MaskedBatch, mask_tokens
+from course_lib.pretraining.masked_lm import (
+    IGNORE,
+    MaskedBatch,
+    mask_tokens,
+    mlm_objective,
+)
 from course_lib.pretraining.prefix import (
     HeadOnly,
     PrefixTuning,
@@ -70,6 +75,7 @@ __all__ = [
     "load_checkpoint",
     "lr_at",
     "mask_tokens",
+    "mlm_objective",
     "noise_counts",
     "pair_loss",
     "pretrain",

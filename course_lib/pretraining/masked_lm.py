@@ -16,13 +16,13 @@ Shape legend: B batch, T length, V vocabulary.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 import torch
 from torch import Tensor
 
-__all__ = ["IGNORE", "MaskedBatch", "mask_tokens"]
+__all__ = ["IGNORE", "MaskedBatch", "mask_tokens", "mlm_objective"]
 
 IGNORE = -100  # the label F.cross_entropy ignores
 
@@ -94,3 +94,21 @@ def mask_tokens(
         inputs.to(dev), labels.to(dev), selected.to(dev), masked.to(dev),
         randomised.to(dev),
     )  # fmt: skip
+
+
+def mlm_objective(
+    *, vocab_size: int, mask_id: int, special_ids: Iterable[int]
+) -> Callable[[torch.nn.Module, Tensor], Tensor]:
+    """An objective for :func:`~course_lib.pretraining.distributed.pretrain`: mask each
+    batch (B, T) afresh (torch's global RNG, which checkpoints save) and return the
+    encoder's ``mlm_loss``. Used on one process: it calls ``mlm_loss``, not ``forward``,
+    so it is not meant for a DDP-wrapped model."""
+    specials = tuple(special_ids)
+
+    def objective(model: torch.nn.Module, blocks: Tensor) -> Tensor:
+        out = mask_tokens(
+            blocks, vocab_size=vocab_size, mask_id=mask_id, special_ids=specials
+        )
+        return model.mlm_loss(out.inputs, out.labels)
+
+    return objective
