@@ -53,24 +53,50 @@ def test_merges_vocab_and_encoding_identical_to_hf(pair):
         assert tok.encode(text).ids == hf.encode(text).ids
 
 
-def _random_text(rng: random.Random) -> str:
-    pools = [
-        (0x20, 0x7E),  # ASCII
-        (0x00, 0x1F),  # control characters
-        (0xA0, 0x24F),  # Latin
-        (0x370, 0x3FF),  # Greek
-        (0x4E00, 0x4FFF),  # CJK
-        (0x1F600, 0x1F64F),  # emoji
-        (0x10000, 0x10FFFF),  # anywhere above the BMP
-    ]
+POOLS = [
+    (0x20, 0x7E),  # ASCII
+    (0x00, 0x1F),  # control characters (\x1c-\x1f: str.isspace, but not White_Space)
+    (0x7F, 0x36F),  # Latin, ², ½, combining marks
+    (0x370, 0x6FF),  # Greek, Cyrillic, Arabic
+    (0x900, 0x97F),  # Devanagari (marks inside words)
+    (0x2000, 0x24FF),  # spaces, joiners, punctuation, circled letters
+    (0x3000, 0x303F),  # CJK punctuation, ideographic space
+    (0x4E00, 0x4FFF),  # CJK
+    (0x1F100, 0x1F6FF),  # enclosed letters, emoji
+]
+ANYWHERE = (0x10000, 0x10FFFF)  # includes characters newer than this Python's Unicode
+
+
+def _random_text(rng: random.Random, pools=(*POOLS, ANYWHERE)) -> str:
     chars = []
     for _ in range(rng.randint(0, 40)):
         lo, hi = rng.choice(pools)
         c = chr(rng.randint(lo, hi))
         chars.append(c if not 0xD800 <= ord(c) <= 0xDFFF else "?")
         if rng.random() < 0.2:
-            chars.append(rng.choice([" ", "  ", "\n", "\t"]))
+            chars.append(rng.choice([" ", "  ", "\n", "\t", "'s ", "'t"]))
     return "".join(chars)
+
+
+@pytest.mark.parametrize("kind", ["byte_level", "whitespace"])
+def test_pre_tokenizers_match_hf_on_random_unicode(kind):
+    hf = (
+        pre_tokenizers.ByteLevel(add_prefix_space=False)
+        if kind == "byte_level"
+        else pre_tokenizers.Whitespace()
+    )
+    rng = random.Random(1)
+    for _ in range(500):
+        text = _random_text(rng, POOLS)
+        assert pre_tokenize(text, kind) == [w for w, _ in hf.pre_tokenize_str(text)]
+
+
+def test_encoding_identical_to_hf_on_random_unicode(pair):
+    tok, hf = pair[:2]
+    rng = random.Random(2)
+    for _ in range(200):
+        text = _random_text(rng, POOLS)
+        assert tok.encode(text).ids == hf.encode(text).ids
 
 
 def test_round_trip_on_random_unicode(pair):
@@ -100,3 +126,13 @@ def test_bad_input():
         )
     with pytest.raises(TypeError, match="str"):
         Tokenizer.train(["abc"], kind="byte_bpe", vocab_size=300).encode(b"abc")
+
+
+@pytest.mark.parametrize("kind", ["byte_level", "whitespace"])
+def test_ascii_fast_path_agrees_with_the_unicode_classes(kind):
+    from course_lib.subwords.pretokenize import _pattern
+
+    rng = random.Random(3)
+    for _ in range(300):
+        text = "".join(chr(rng.randint(0, 127)) for _ in range(rng.randint(0, 30)))
+        assert _pattern(kind, True).findall(text) == _pattern(kind, False).findall(text)

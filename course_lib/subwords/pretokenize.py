@@ -12,16 +12,18 @@ pre-tokenizer's job, and each one here mirrors one of HF ``tokenizers``':
   ``bytes_to_unicode`` (HF ``ByteLevel(add_prefix_space=False)``). The pieces cover the
   text exactly, so decoding gives back every byte.
 
-Python's ``re`` has no ``\\p{L}``: letters are ``[^\\W\\d_]`` here, which agrees with
-GPT-2's Unicode classes on letters, digits and ASCII, and may put a rare numeric symbol
-(such as ``²``) with letters where GPT-2 would not; ``"whitespace"``'s ``\\w`` likewise takes
-``²`` as a word character and combining marks as punctuation, where HF (Rust's ``\\w``) does
-the opposite. Splits still cover the text.
+Python's ``re`` has no ``\\p{L}``: the classes are built once from ``unicodedata``
+(letters L*, numbers N*, whitespace = Unicode's White_Space; for ``"whitespace"`` the word
+characters of Rust's ``\\w``: L*, M*, Nd, Nl, Pc, the joiners and the circled letters).
+They agree with ``tokenizers`` wherever this Python's Unicode tables (``unicodedata.
+unidata_version``) and Rust's agree, i.e. on every character except those assigned after.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from functools import cache
@@ -36,11 +38,65 @@ __all__ = [
 
 PRE_TOKENIZERS = ("whitespace_split", "whitespace", "byte_level")
 
-_WHITESPACE = re.compile(r"\w+|[^\w\s]+")
-# GPT-2's pattern with \p{L} -> [^\W\d_] and \p{N} -> \d (see the module docstring)
-_GPT2 = re.compile(
-    r"'s|'t|'re|'ve|'m|'ll|'d| ?[^\W\d_]+| ?\d+| ?(?:[^\s\w]|_)+|\s+(?!\S)|\s+"
+# Unicode's White_Space property (what \\s means to tokenizers' Rust regexes)
+_WS = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+# Other_Alphabetic symbols that Rust's \\w takes as word characters, besides the joiners
+_ALPHABETIC_SYMBOLS = (
+    "\u200c\u200d\u24b6-\u24e9\U0001f130-\U0001f149\U0001f150-\U0001f169"
 )
+_ALPHABETIC_SYMBOLS += "\U0001f170-\U0001f189"
+
+
+# planes 4-13 hold no assigned character, planes 15-16 only private use (neither L, M, N)
+_ASSIGNED = (range(0x40000), range(0xE0000, 0xE1000))
+
+
+@cache
+def _classes() -> dict[str, str]:
+    """Regex class bodies (ranges of ``\\UXXXXXXXX``) for letters, numbers, word chars."""
+    groups: dict[str, list[list[int]]] = {"L": [], "N": [], "W": []}
+    for span in _ASSIGNED:
+        cats = [unicodedata.category(chr(cp)) for cp in span]
+        cp = span.start
+        for cat, run in itertools.groupby(cats):  # runs of one category
+            end = cp + sum(1 for _ in run)
+            names = "L" if cat[0] == "L" else "N" if cat[0] == "N" else ""
+            if cat[0] in "LM" or cat in ("Nd", "Nl", "Pc"):
+                names += "W"
+            for name in names:
+                ranges = groups[name]
+                if ranges and ranges[-1][1] == cp:
+                    ranges[-1][1] = end
+                else:
+                    ranges.append([cp, end])
+            cp = end
+    return {
+        name: "".join(f"\\U{a:08x}-\\U{b - 1:08x}" for a, b in ranges)
+        for name, ranges in groups.items()
+    }
+
+
+# the same classes restricted to ASCII, where they are exact: a fast path for ASCII text
+_ASCII = {"L": "A-Za-z", "N": "0-9", "W": "A-Za-z0-9_", "WS": "\t\n\x0b\x0c\r "}
+
+
+@cache
+def _pattern(kind: str, ascii_only: bool = False) -> re.Pattern:
+    c = _ASCII if ascii_only else {**_classes(), "WS": _WS}
+    L, N, WS = c["L"], c["N"], c["WS"]
+    W = c["W"] if ascii_only else c["W"] + _ALPHABETIC_SYMBOLS
+    if kind == "whitespace":  # tokenizers' Whitespace: \\w+|[^\\w\\s]+
+        return re.compile(f"[{W}]+|[^{W}{WS}]+")
+    # GPT-2 (Radford et al., 2019), as tokenizers' ByteLevel writes it:
+    # 's|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+
+    return re.compile(
+        f"'s|'t|'re|'ve|'m|'ll|'d| ?[{L}]+| ?[{N}]+| ?[^{WS}{L}{N}]+"
+        f"|[{WS}]+(?![^{WS}])|[{WS}]+"
+    )
+
+
+def _split(text: str, kind: str) -> list[str]:
+    return _pattern(kind, text.isascii()).findall(text)
 
 
 @cache
@@ -69,11 +125,17 @@ def unicode_to_bytes() -> dict[str, int]:
     return {c: b for b, c in bytes_to_unicode().items()}
 
 
+@cache
+def _latin1_to_gpt2() -> dict[int, str]:
+    """``str.translate`` table: a byte read as Latin-1 -> its ``bytes_to_unicode`` char."""
+    return dict(bytes_to_unicode())
+
+
 def _byte_level(text: str) -> list[str]:
-    table = bytes_to_unicode()
+    table = _latin1_to_gpt2()
     return [
-        "".join(table[b] for b in piece.encode("utf-8"))
-        for piece in _GPT2.findall(text)
+        piece.encode("utf-8").decode("latin-1").translate(table)
+        for piece in _split(text, "byte_level")
     ]
 
 
@@ -88,7 +150,7 @@ def pre_tokenize(text: str, kind: str = "whitespace_split") -> list[str]:
     if kind == "whitespace_split":
         return text.split()
     if kind == "whitespace":
-        return _WHITESPACE.findall(text)
+        return _split(text, "whitespace")
     if kind == "byte_level":
         return _byte_level(text)
     raise ValueError(f"pre_tokenizer must be one of {PRE_TOKENIZERS}; got {kind!r}")

@@ -11,16 +11,19 @@ elsewhere wins over one made of very common pieces (``##s`` follows everything).
 Words start as characters, non-initial ones written ``##c``; merging ``a`` with
 ``##b`` gives ``ab`` (``##ab`` when ``a`` was a continuation).
 
-Pair counts are kept up to date incrementally as in ``bpe_train``; the score depends on
-every piece's count, which each merge changes, so the best pair is found by a scan of
-the live pairs (fine for the chapter's vocabularies of a few thousand pieces). Ties go to
-the smallest (left id, right id), ids given as in ``bpe_train`` (specials, then the initial
-pieces sorted by code point, then one per merge). HF ``tokenizers``' WordPiece trainer is
+Pair counts are kept up to date incrementally as in ``bpe_train``. The score also depends
+on the counts of the parts, so after a merge of (a, b) -> ab every pair that contains a, b
+or ab is pushed again with its new score into a max-heap (an index piece -> its pairs
+finds them), and an entry whose score is no longer current is skipped when it surfaces.
+Ties go to the smallest (left id, right id), ids given as in ``bpe_train`` (specials,
+then the initial pieces sorted by code point, then one per merge).
+HF ``tokenizers``' WordPiece trainer is
 BPE's (raw counts) with the prefix; it is not this score.
 """
 
 from __future__ import annotations
 
+import heapq
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 
@@ -103,35 +106,46 @@ def train_wordpiece(
         for pair in zip(s, s[1:]):
             pairs[pair] += f
             where[pair].add(w)
-    while len(vocab) < vocab_size:
-        best = _best(pairs, units, min_frequency)
-        if best is None:
-            break
-        a, b = best
+    partners = _partners(pairs)  # piece -> the pairs it is part of
+    heap: list = []  # (-score, a, b): the best score first, then the smallest ids
+    _push(heap, pairs, units, list(pairs))
+    while len(vocab) < vocab_size and heap:
+        neg, a, b = heapq.heappop(heap)
+        c = pairs.get((a, b), 0)
+        if c < 1 or -neg != c / (units[a] * units[b]) or c < min_frequency:
+            continue  # gone, stale (a fresher entry is in the heap) or too rare
         piece = _join(vocab[a], vocab[b], prefix)
         new = ids.get(piece)
         if new is None:
             new = ids[piece] = len(vocab)
             vocab.append(piece)
-        for w in sorted(where.pop(best)):
-            _merge(seqs[w], freqs[w], a, b, new, w, pairs, units, where)
-        pairs.pop(best, None)
+        for w in sorted(where.pop((a, b))):
+            _merge(seqs[w], freqs[w], a, b, new, w, pairs, units, where, partners)
+        pairs.pop((a, b))
+        # every score that changed involves a, b or new: push those pairs afresh
+        for u in (a, b, new):  # drop the pairs that died on the way
+            partners[u] = {p for p in partners[u] if pairs.get(p, 0) > 0}
+        _push(heap, pairs, units, sorted(partners[a] | partners[b] | partners[new]))
     return WordPiece(vocab=tuple(vocab), unk_token=unk_token, prefix=prefix)
 
 
-def _best(pairs, units, min_frequency):
-    """The pair with the highest count(ab) / (count(a)·count(b)); smallest ids on ties."""
-    best, best_key = None, None
-    for (a, b), c in pairs.items():
-        if c < 1 or c < min_frequency:
-            continue
-        key = (c / (units[a] * units[b]), -a, -b)
-        if best_key is None or key > best_key:
-            best, best_key = (a, b), key
-    return best
+def _partners(pairs) -> dict[int, set[tuple[int, int]]]:
+    partners: dict[int, set[tuple[int, int]]] = defaultdict(set)
+    for a, b in pairs:
+        partners[a].add((a, b))
+        partners[b].add((a, b))
+    return partners
 
 
-def _merge(s, f, a, b, new, w, pairs, units, where):
+def _push(heap, pairs, units, candidates) -> None:
+    """Push each live pair with its current score count(ab) / (count(a)·count(b))."""
+    for a, b in candidates:
+        c = pairs.get((a, b), 0)
+        if c > 0:
+            heapq.heappush(heap, (-c / (units[a] * units[b]), a, b))
+
+
+def _merge(s, f, a, b, new, w, pairs, units, where, partners):
     """Merge (a, b) -> new in word ``s`` (count f), keeping pair and piece counts exact."""
     i = 0
     while i < len(s) - 1:
@@ -140,6 +154,8 @@ def _merge(s, f, a, b, new, w, pairs, units, where):
                 pairs[s[i - 1], a] -= f
                 pairs[s[i - 1], new] += f
                 where[s[i - 1], new].add(w)
+                partners[s[i - 1]].add((s[i - 1], new))
+                partners[new].add((s[i - 1], new))
             s[i : i + 2] = [new]
             units[a] -= f
             units[b] -= f
@@ -148,4 +164,6 @@ def _merge(s, f, a, b, new, w, pairs, units, where):
                 pairs[b, s[i + 1]] -= f
                 pairs[new, s[i + 1]] += f
                 where[new, s[i + 1]].add(w)
+                partners[new].add((new, s[i + 1]))
+                partners[s[i + 1]].add((new, s[i + 1]))
         i += 1

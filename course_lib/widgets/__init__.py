@@ -19,6 +19,7 @@ from course_lib.widgets.gradient_flow import (
 from course_lib.widgets.head_view import HeadView
 from course_lib.widgets.heatmap import HeatmapExplorer
 from course_lib.widgets.positional import PositionalExplorer
+from course_lib.widgets.subwords import SubwordExplorer
 
 __all__ = [
     "AttentionExplorer",
@@ -28,6 +29,7 @@ __all__ = [
     "HeadView",
     "HeatmapExplorer",
     "PositionalExplorer",
+    "SubwordExplorer",
     "attention_candidate",
     "attention_example",
     "mlp_gradient_flow_explorer",
