@@ -10,7 +10,8 @@ self-attention with a padding mask) -> a final LayerNorm -> hidden states h_1 �
 - Classification (fine-tuning): softmax(W_c h_[CLS] + b_c), h_[CLS] the state of the first
   token, every weight trained (or, from random weights, the same architecture from scratch).
 
-Shape legend: B batch, T length, D model width, H heads, V vocabulary, C classes, L layers.
+Shape legend: B batch, T length, D model width, H heads, V vocabulary, C classes, L layers,
+M selected (masked-LM) positions.
 """
 
 from __future__ import annotations
@@ -107,18 +108,16 @@ class Encoder(nn.Module):
         return h @ self.embed.weight.T  # (B, T, V)
 
     def mlm_loss(self, inputs: Tensor, labels: Tensor) -> Tensor:
-        """Mean cross-entropy at the selected positions (labels != IGNORE) only."""
+        """Mean cross-entropy at the selected positions (labels != IGNORE) only; the
+        output layer runs on those M positions alone (about 15 % of B·T)."""
         if labels.shape != inputs.shape:
             raise ValueError(
                 f"labels {tuple(labels.shape)} must match inputs {tuple(inputs.shape)}"
             )
         hidden, _ = self(inputs)  # (B, T, D)
-        logits = self.mlm_logits(hidden)  # (B, T, V)
-        return F.cross_entropy(
-            at_least_float32(logits.reshape(-1, logits.size(-1))),  # (B·T, V)
-            labels.reshape(-1),  # (B·T,)
-            ignore_index=IGNORE,
-        )
+        selected = labels != IGNORE  # (B, T)
+        logits = self.mlm_logits(hidden[selected][None])[0]  # (M, V): selected only
+        return F.cross_entropy(at_least_float32(logits), labels[selected])  # ()
 
 
 class SequenceClassifier(nn.Module):
