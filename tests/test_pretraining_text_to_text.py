@@ -54,4 +54,4 @@ def test_tune_learns_a_copy_task():
     assert hist.loss[-1] < hist.loss[0] / 5
     assert hist.exact_match[-1] == 1.0
     batch = encode_pairs(pairs, encode, sep=">", eos_id=EOS, pad_id=PAD)
-    assert float(pair_loss(gpt, batch)) < 0.1
+    assert pair_loss(gpt, batch).item() < 0.1
