@@ -20,6 +20,7 @@ from course_lib.data import (
     analogy_questions,
     ewt,
     similarity_pairs,
+    sst2,
     translation_pairs,
     wikitext_sentences,
     wikitext_tokens,
@@ -43,6 +44,7 @@ def test_every_file_is_pinned_to_a_tag_or_commit():
         "multi30k_en_de",
         "word_vector_eval",
         "fsdd",
+        "sst2",
     }
     for ds in DATASETS.values():
         assert ds.licence and ds.citation and ds.homepage, ds.name
@@ -60,7 +62,14 @@ def test_multi30k_is_download_only():
     ds = DATASETS["multi30k_en_de"]
     assert not ds.redistributable and "non-commercial" in ds.licence
     assert all(s.gzipped for s in ds.files.values())
-    assert all(d.redistributable for n, d in DATASETS.items() if n != ds.name)
+    download_only = {"multi30k_en_de", "sst2"}
+    assert all(d.redistributable for n, d in DATASETS.items() if n not in download_only)
+
+
+def test_sst2_is_download_only():
+    ds = DATASETS["sst2"]
+    assert not ds.redistributable and "download only" in ds.licence
+    assert set(ds.files) == {"train.tsv", "dev.tsv", "test.tsv"}
 
 
 def test_no_multi30k_text_in_the_fixtures():
@@ -154,6 +163,13 @@ def test_translation_pair_counts(real_data):
     for split, n in {"train": 29_000, "val": 1_014, "test_2016_flickr": 1_000}.items():
         pairs = translation_pairs("multi30k_en_de", split)
         assert len(pairs) == n and all(en and de for en, de in pairs), split
+
+
+def test_sst2_counts(real_data):
+    counts = {"train": (67_349, 37_569), "dev": (872, 444), "test": (1_821, 909)}
+    for split, (n, positive) in counts.items():
+        pairs = sst2(split)
+        assert (len(pairs), sum(label for label, _ in pairs)) == (n, positive), split
 
 
 def test_eval_set_counts(real_data):

@@ -1,4 +1,4 @@
-"""The shared decoders on every generating model (Chapters 5, 7, 8): beam 1 = greedy, a wide
+"""The shared decoders on every generating model (Chapters 5, 7, 8, 9): beam 1 = greedy, a wide
 beam = exhaustive search, batched = one row at a time, cached = uncached, sampling seeded
 and inside its filters, the mode restored, and bad input explained."""
 
@@ -23,6 +23,7 @@ from course_lib.decoding.protocol import reorder_state
 from course_lib.lm.fixed_window import FixedWindowConfig, FixedWindowLM
 from course_lib.lm.ngram import KneserNey
 from course_lib.lm.rnn_lm import RNNLM, RNNLMConfig
+from course_lib.pretraining.gpt import GPT, GPTConfig
 from course_lib.seq2seq import Seq2Seq, Seq2SeqConfig
 from course_lib.transformer import Transformer, TransformerConfig
 
@@ -79,13 +80,21 @@ def _case(kind):
         model, (src, lens) = _transformer(), _src(vocab=12)
         state = model.start(src, lens, use_cache=kind.endswith("cache"))
         return model, torch.full((4, 1), BOS), state, EOS
+    if kind.startswith("gpt"):
+        torch.manual_seed(0)
+        cfg = GPTConfig(vocab_size=6, d_model=8, n_heads=2, d_ff=16, n_layers=2,
+                        max_len=32, dropout=0.0)  # fmt: skip
+        model = GPT(cfg).double().eval()
+        state = model.start(3, use_cache=kind.endswith("cache"))
+        return model, torch.tensor([[0, 1], [2, 2], [1, 0]]), state, 3
     model = _lm(kind)
     prompt = torch.tensor([[0, 1], [2, 2], [1, 0]])
     return model, prompt, None, 3
 
 
 KINDS = ["seq2seq", "transformer_cache", "transformer_nocache", "rnn_torch",
-         "rnn_scratch", "rnn_lstm", "fixed_window", "kneser_ney"]  # fmt: skip
+         "rnn_scratch", "rnn_lstm", "fixed_window", "kneser_ney", "gpt_cache",
+         "gpt_nocache"]  # fmt: skip
 
 
 @torch.no_grad()
@@ -140,7 +149,9 @@ def test_a_beam_as_wide_as_the_vocabulary_is_exhaustive_up_to_two_tokens(kind, a
             assert h.score == pytest.approx(lp / h.length**alpha, abs=1e-6)
 
 
-@pytest.mark.parametrize("kind", ["seq2seq", "transformer_cache", "rnn_lstm"])
+@pytest.mark.parametrize(
+    "kind", ["seq2seq", "transformer_cache", "rnn_lstm", "gpt_cache"]
+)
 def test_batched_equals_one_row_at_a_time(kind):
     model, prompt, state, eos = _case(kind)
     batched = beam_search(
@@ -154,6 +165,8 @@ def test_batched_equals_one_row_at_a_time(kind):
         elif kind.startswith("transformer"):
             src, lens = _src(vocab=12)
             one = model.start(src[r : r + 1, : lens[r]])
+        elif kind.startswith("gpt"):
+            one = model.start(1)
         else:
             one = None
         alone = beam_search(model, prompt[r : r + 1], one, eos=eos, beam_size=3,

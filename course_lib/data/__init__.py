@@ -25,6 +25,7 @@ from course_lib.data.fetch import fetch, open_text
 from course_lib.data.fsdd import Recording, fsdd, read_wav, speaker_split
 from course_lib.data.pairs import translation_pairs
 from course_lib.data.registry import DATASETS, Dataset, FileSpec, get_dataset
+from course_lib.data.sst2 import read_sst2, sst2
 from course_lib.data.treebank import Sentence, ewt, read_conllu
 from course_lib.data.vocab import UnknownTokenError, Vocab
 from course_lib.data.wikitext import wikitext_lines, wikitext_sentences, wikitext_tokens
@@ -52,9 +53,11 @@ __all__ = [
     "get_dataset",
     "open_text",
     "read_conllu",
+    "read_sst2",
     "read_wav",
     "similarity_pairs",
     "speaker_split",
+    "sst2",
     "translation_pairs",
     "wikitext_lines",
     "wikitext_sentences",

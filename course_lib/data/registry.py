@@ -135,6 +135,9 @@ _FSDD_COMMIT = "26eb9aaf76e81b692f806f9140c2d2777410d7a1"
 FSDD_RECORDINGS_URL = (
     f"{_GH}/Jakobovski/free-spoken-digit-dataset/{_FSDD_COMMIT}/recordings/"
 )
+_SST2 = (
+    f"{_GH}/awake020/pytorch_Bert_sst2/ce2ab1719d32182e6233b24b2de246bd32814fde/SST-2"
+)
 
 DATASETS: dict[str, Dataset] = {}  # filled below; tests may monkeypatch entries
 
@@ -378,4 +381,40 @@ DATASETS["fsdd"] = Dataset(
     note="6 speakers x 10 digits x 50 recordings; official split: index 0-4 test, "
     "5-49 train. recordings.tar.gz is the mirror's packing; the public source is each "
     f"WAV at {FSDD_RECORDINGS_URL}<name>.wav, fetched one by one when no mirror has it.",
+)
+
+DATASETS["sst2"] = Dataset(
+    name="sst2",
+    title="SST-2, the binary Stanford Sentiment Treebank (GLUE train/dev, labelled test)",
+    files=_files(
+        _SST2,
+        (
+            "train.tsv",
+            "e981ceb4fe6c9acd1c79851d0d091b9e78103f1f2a399ca83dda27915d41c56c",
+            3_806_081,
+        ),
+        (
+            "dev.tsv",
+            "84207e6be5873fb18db798cc6faec86871f5a426554650ff64a1c34e87665f6f",
+            94_414,
+        ),
+        (
+            "test.tsv",
+            "fcd46f967b7b8efd8b5398481dadf873886298d092195167af907fd532e81e1c",
+            193_576,
+        ),
+    ),
+    licence="No formal licence published (research use); download only",
+    citation="""@inproceedings{socher2013recursive,
+  title     = {Recursive Deep Models for Semantic Compositionality Over a Sentiment
+               Treebank},
+  author    = {Richard Socher and Alex Perelygin and Jean Wu and Jason Chuang and
+               Christopher D. Manning and Andrew Ng and Christopher Potts},
+  booktitle = {Proceedings of EMNLP}, pages = {1631--1642}, year = {2013}
+}""",
+    homepage="https://nlp.stanford.edu/sentiment/",
+    attribution="Socher et al. (2013); GLUE (Wang et al., 2019) train/dev splits.",
+    note="Download only: do not redistribute or commit any of its text. "
+    "train/dev/test: 67,349 / 872 / 1,821 (train holds phrases too).",
+    redistributable=False,
 )

@@ -1,0 +1,86 @@
+"""The pretraining loop: 2 gloo processes = 1 process at the same global batch; resuming
+a checkpoint continues the same curve (DESIGN.md, "Past one machine")."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from course_lib.pretraining import GPT, GPTConfig, TrainConfig, eval_blocks, pretrain
+from course_lib.pretraining.launch import main
+
+MODEL = dict(vocab_size=40, d_model=16, n_heads=2, d_ff=32, n_layers=2, max_len=12,
+             dropout=0.0)  # fmt: skip
+ARGS = ["--synthetic", "2000", "--model", json.dumps(MODEL), "--steps", "6",
+        "--batch-size", "8", "--warmup", "2", "--dtype", "float64"]  # fmt: skip
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_two_gloo_processes_equal_one_process(tmp_path):
+    one = main([*ARGS, "--out", str(tmp_path / "one.json")])
+    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2",
+           "--master_port", str(_free_port()), "-m", "course_lib.pretraining.launch", *ARGS,
+           "--out", str(tmp_path / "two.json")]  # fmt: skip
+    done = subprocess.run(cmd, env=env, cwd=tmp_path, capture_output=True, text=True,
+                          timeout=240)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    two = json.loads((tmp_path / "two.json").read_text())
+    assert len(two) == len(one) == 6
+    for a, b in zip(one, two, strict=True):
+        assert abs(a - b) < 1e-6, (one, two)
+
+
+def test_resuming_continues_the_same_curve(tmp_path):
+    ckpt = tmp_path / "ckpt.pt"
+    full = main([*ARGS])
+    first = main([*ARGS, "--checkpoint", str(ckpt), "--until", "3"])
+    assert len(first) == 3
+    resumed = main([*ARGS, "--checkpoint", str(ckpt), "--resume"])
+    assert len(resumed) == 6
+    torch.testing.assert_close(torch.tensor(resumed), torch.tensor(full), rtol=0,
+                               atol=1e-12)  # fmt: skip
+    saved = torch.load(ckpt, weights_only=True)
+    assert saved["step"] == 6 and set(saved) >= {"model", "optimizer", "rng"}
+
+
+def test_resume_with_dropout_restores_the_rng(tmp_path):
+    torch.manual_seed(0)
+    cfg = GPTConfig(**{**MODEL, "dropout": 0.2})
+    blocks = eval_blocks(torch.randint(0, 40, (1000,)), 13)
+    tc = TrainConfig(steps=4, batch_size=4, warmup=1, log_every=100)
+
+    def run(**kw):
+        torch.manual_seed(1)
+        model = GPT(cfg).double()
+        torch.manual_seed(2)
+        return pretrain(model, blocks, tc, log=None, **kw)
+
+    full = run()
+    run(checkpoint=tmp_path / "c.pt", until=2)
+    torch.manual_seed(99)  # a different RNG state: the checkpoint must restore it
+    resumed = run(checkpoint=tmp_path / "c.pt", resume=True)
+    assert resumed == pytest.approx(full, abs=1e-12)
+
+
+def test_errors(tmp_path):
+    model = GPT(GPTConfig(**MODEL))
+    blocks = eval_blocks(torch.arange(200) % 40, 13)
+    with pytest.raises(ValueError, match="fewer than one global batch"):
+        pretrain(model, blocks, TrainConfig(steps=1, batch_size=64), log=None)
+    with pytest.raises(FileNotFoundError, match="no checkpoint"):
+        pretrain(model, blocks, TrainConfig(steps=1, batch_size=4), log=None,
+                 checkpoint=tmp_path / "none.pt", resume=True)  # fmt: skip

@@ -1,0 +1,57 @@
+"""'input -> output' pairs for a language model: labels on the outputs only."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from course_lib.pretraining import (
+    GPT,
+    IGNORE,
+    GPTConfig,
+    encode_pairs,
+    exact_match,
+    pair_loss,
+    tune,
+)
+
+CHARS = " abcdefghij0123456789->"
+EOS, PAD = len(CHARS), len(CHARS) + 1
+
+
+def encode(s):
+    return [CHARS.index(c) for c in s]
+
+
+def decode(ids):
+    return "".join(CHARS[i] for i in ids if i < len(CHARS))
+
+
+def test_labels_are_the_next_output_tokens():
+    batch = encode_pairs([("ab", "1"), ("abc", "12")], encode, sep=">", eos_id=EOS,
+                         pad_id=PAD)  # fmt: skip
+    assert batch.tokens[0].tolist() == encode("ab>1") + [EOS, PAD, PAD]
+    assert (
+        batch.labels[0].tolist()
+        == [IGNORE, IGNORE] + encode("1") + [EOS] + [IGNORE] * 3
+    )
+    assert batch.labels[1].tolist() == [IGNORE] * 3 + encode("12") + [EOS, IGNORE]
+    with pytest.raises(ValueError, match="empty"):
+        encode_pairs([], encode, sep=">", eos_id=EOS, pad_id=PAD)
+
+
+def test_tune_learns_a_copy_task():
+    torch.manual_seed(0)
+    gpt = GPT(GPTConfig(vocab_size=PAD + 1, d_model=32, n_heads=4, d_ff=64,
+                        n_layers=2, max_len=16, dropout=0.0))  # fmt: skip
+    pairs = [(w, w) for w in ("ab", "cd", "ef", "gh", "ij", "ba")]
+    kw = dict(sep=">", eos_id=EOS)
+    hist = tune(
+        gpt, pairs, encode=encode, evaluate=lambda m: exact_match(m, pairs, encode,
+        decode, **kw), steps=150, batch_size=6, lr=3e-3, eval_every=50, pad_id=PAD, **kw,
+    )  # fmt: skip
+    assert hist.steps == [50, 100, 150]
+    assert hist.loss[-1] < hist.loss[0] / 5
+    assert hist.exact_match[-1] == 1.0
+    batch = encode_pairs(pairs, encode, sep=">", eos_id=EOS, pad_id=PAD)
+    assert pair_loss(gpt, batch).item() < 0.1

@@ -1,0 +1,68 @@
+"""Sentence classifiers: batching, averaged vectors, many-to-one BiLSTM (Chapters 2, 6, 9)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from course_lib.sentiment import (
+    AveragedVectors,
+    BiLSTMClassifier,
+    accuracy,
+    labelled_batches,
+    train_classifier,
+)
+
+WORDS = ["<pad>", "good", "bad", "film", "not", "very", "a"]
+PAIRS = [(1, "a good film"), (0, "a bad film"), (1, "very good"), (0, "very bad"),
+         (1, "good"), (0, "bad film"), (1, "a very good film"), (0, "bad")]  # fmt: skip
+
+
+def encode(s):
+    return [WORDS.index(w) for w in s.split()]
+
+
+def test_batches_pad_and_keep_every_pair():
+    batches = labelled_batches(PAIRS, encode, batch_size=3, pad_id=0, shuffle=True)
+    assert sum(len(b.labels) for b in batches) == len(PAIRS)
+    for b in batches:
+        assert b.tokens.shape == (len(b.labels), int(b.lengths.max()))
+        for row, n in zip(b.tokens, b.lengths):
+            assert (row[n:] == 0).all() and (row[:n] != 0).all()
+    with pytest.raises(ValueError, match="empty"):
+        labelled_batches([], encode, batch_size=3, pad_id=0)
+
+
+def test_averaged_vectors_is_the_mean_of_real_tokens():
+    torch.manual_seed(0)
+    m = AveragedVectors(len(WORDS), 4).double()
+    tokens = torch.tensor([[1, 3, 0, 0], [1, 3, 2, 5]])
+    lengths = torch.tensor([2, 4])
+    h = m.embed(tokens[0, :2]).mean(0)
+    torch.testing.assert_close(m(tokens, lengths)[0], m.out(h))
+
+
+def test_bilstm_uses_both_directions_and_ignores_padding():
+    torch.manual_seed(0)
+    m = BiLSTMClassifier(len(WORDS), 4, 5).double().eval()
+    a = m(torch.tensor([[1, 3]]), torch.tensor([2]))
+    b = m(torch.tensor([[1, 3, 0, 0]]), torch.tensor([2]))
+    torch.testing.assert_close(a, b)
+    assert a.shape == (1, 2)
+
+
+@pytest.mark.parametrize("cls", [AveragedVectors, BiLSTMClassifier])
+def test_both_learn_a_toy_task(cls):
+    torch.manual_seed(0)
+    m = cls(len(WORDS), 8, 8) if cls is BiLSTMClassifier else cls(len(WORDS), 8)
+
+    def data(epoch):
+        return labelled_batches(
+            PAIRS, encode, batch_size=4, pad_id=0, shuffle=True, seed=epoch
+        )
+
+    losses = train_classifier(m, data, epochs=40, lr=3e-2)
+    assert losses[-1] < losses[0]
+    assert accuracy(m, data(0)) == 1.0
+    with pytest.raises(ValueError, match="epochs"):
+        train_classifier(m, data, epochs=0, lr=1e-3)
