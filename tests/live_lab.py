@@ -131,6 +131,20 @@ def run_cell(page, code: str) -> str:
     return handle.json_value()["text"]
 
 
+def kernel_sees(
+    page, probe: str, expected: str, *, tries: int = 20, pause_ms: int = 250
+) -> str:
+    """Run ``probe`` until it prints ``expected`` and return its last output: a change made
+    in the view can reach the kernel a moment after the view shows it (busy cores)."""
+    out = run_cell(page, probe)
+    for _ in range(tries - 1):
+        if out == expected:
+            break
+        page.wait_for_timeout(pause_ms)
+        out = run_cell(page, probe)
+    return out
+
+
 def stepper(page, browser, lab: Lab, what: str):
     """A ``step(name)`` context manager: a failure inside names the step, the time since
     this call, the page's errors and blocked requests, and saves a screenshot."""

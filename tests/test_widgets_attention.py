@@ -261,10 +261,10 @@ def test_attention_explorer_live_in_jupyterlab(lab):  # noqa: F811 - the fixture
         assert root.get_attribute("data-kernel") == "true"
         assert page.locator(".course-widget").count() == 0  # anywidget, not html mode
         assert root.locator(".cw-at-row").all_inner_texts() == ["cat", "black", "the"]
-        assert run_cell(LIVE_PROBE) == "0 0 1 ''\n"
+        assert live_harness.kernel_sees(page, LIVE_PROBE, "0 0 1 ''\n") == "0 0 1 ''\n"
         # the map switch reaches the kernel
         root.get_by_role("button", name="next map").click()
-        assert run_cell(LIVE_PROBE) == "0 1 1 ''\n"
+        assert live_harness.kernel_sees(page, LIVE_PROBE, "0 1 1 ''\n") == "0 1 1 ''\n"
         # a typed sentence is translated by the kernel and shown
         form = root.locator("form.cw-at-ask")
         assert form.is_visible()
@@ -275,7 +275,7 @@ def test_attention_explorer_live_in_jupyterlab(lab):  # noqa: F811 - the fixture
         )
         rows = root.locator(".cw-at-row")
         assert rows.all_inner_texts() == ["here", "sentence", "new", "a"]
-        assert run_cell(LIVE_PROBE) == "1 1 2 ''\n"
+        assert live_harness.kernel_sees(page, LIVE_PROBE, "1 1 2 ''\n") == "1 1 2 ''\n"
         # a change made in the kernel reaches the view
         assert run_cell("w.index = 0\nprint('set')") == "set\n"
         page.wait_for_function(

@@ -23,6 +23,7 @@ from live_lab import (  # noqa: F401 - lab: the module-scoped JupyterLab server
     RUN_TIMEOUT_MS,
     STEP_TIMEOUT_MS,
     WIDGET_MIME,
+    kernel_sees,
     lab,
     open_notebook,
     run_cell,
@@ -111,7 +112,7 @@ def test_widgets_live_in_jupyterlab(lab):  # noqa: F811 - the fixture
             assert columns.count() == 8  # depth 16 is not there: 8 is the nearest
             assert radio("depth", "8").is_checked()
             assert radio("activation", "tanh").is_checked()
-            assert run_cell(page, PROBE) == "0 8 tanh False\n"
+            assert kernel_sees(page, PROBE, "0 8 tanh False\n") == "0 8 tanh False\n"
 
         with step("heatmap: the slider's arrow key moves the view, not the notebook"):
             slider = heat.locator("input[type=range]")
@@ -133,7 +134,7 @@ def test_widgets_live_in_jupyterlab(lab):  # noqa: F811 - the fixture
             assert readout.inner_text() == "y · x = 0"
 
         with step("heatmap: the slider's value reaches the kernel"):
-            assert run_cell(page, PROBE) == "1 8 tanh False\n"
+            assert kernel_sees(page, PROBE, "1 8 tanh False\n") == "1 8 tanh False\n"
 
         with step("gradient flow: a radio's arrow key and clicks change the view"):
             radio("depth", "8").focus()
@@ -149,7 +150,7 @@ def test_widgets_live_in_jupyterlab(lab):  # noqa: F811 - the fixture
             grad.get_by_label("same y axis for every setting").check()
 
         with step("gradient flow: the controls reach the kernel"):
-            assert run_cell(page, PROBE) == "1 4 relu True\n"
+            assert kernel_sees(page, PROBE, "1 4 relu True\n") == "1 4 relu True\n"
 
         with step("a change made in the kernel reaches both views"):
             out = run_cell(

@@ -119,7 +119,7 @@ def test_four_widget_families_live_in_jupyterlab(lab):  # noqa: F811 - the fixtu
             assert ps.locator("path.cw-arc").count() == 0
             assert ps.get_by_role("button", name="previous state").is_disabled()
             assert unsuppressed(ps) == []
-            assert run_cell(probe_ps) == "0 0 ''\n"
+            assert harness.kernel_sees(page, probe_ps, "0 0 ''\n") == "0 0 ''\n"
 
         with step("parser: buttons, slider and select change the view and the kernel"):
             ps.get_by_role("button", name="next state").click()
@@ -129,7 +129,7 @@ def test_four_widget_families_live_in_jupyterlab(lab):  # noqa: F811 - the fixtu
             ps.get_by_role("button", name="next state").click()  # LEFT-ARC(nsubj)
             assert where.inner_text() == "state 3 / 6"
             assert ps.locator("path.cw-arc").count() == 1
-            assert run_cell(probe_ps) == "0 3 ''\n"
+            assert harness.kernel_sees(page, probe_ps, "0 3 ''\n") == "0 3 ''\n"
             ps.get_by_role("button", name="last state").click()
             assert ps.locator(".cw-ps-score").inner_text() == (
                 "Final tree: UAS 3/3, LAS 3/3"
@@ -139,11 +139,11 @@ def test_four_widget_families_live_in_jupyterlab(lab):  # noqa: F811 - the fixtu
             slider.focus()
             page.keyboard.press("ArrowLeft")
             assert where.inner_text() == "state 5 / 6"
-            assert run_cell(probe_ps) == "0 5 ''\n"
+            assert harness.kernel_sees(page, probe_ps, "0 5 ''\n") == "0 5 ''\n"
             ps.locator("select").select_option(label="She saw it")
             assert where.inner_text() == "state 0 / 6"
             assert ps.locator("text.cw-word").nth(1).text_content() == "She"
-            assert run_cell(probe_ps) == "1 0 ''\n"
+            assert harness.kernel_sees(page, probe_ps, "1 0 ''\n") == "1 0 ''\n"
 
         with step("parser: the text box asks the kernel, which has no model"):
             form = ps.locator("form.cw-ps-ask")
@@ -180,7 +180,7 @@ def test_four_widget_families_live_in_jupyterlab(lab):  # noqa: F811 - the fixtu
             assert panels.first.is_visible()
             assert not panels.last.is_visible()  # no learned table given: hidden
             assert unsuppressed(pe) == []
-            assert run_cell(probe_pe) == "1 0 8 10 8\n"
+            assert harness.kernel_sees(page, probe_pe, "1 0 8 10 8\n") == "1 0 8 10 8\n"
 
         with step("positional: the offset slider's arrow key moves the view, not lab"):
             before_canvas = canvas.evaluate("c => c.toDataURL()")
@@ -197,7 +197,7 @@ def test_four_widget_families_live_in_jupyterlab(lab):  # noqa: F811 - the fixtu
             box = canvas.bounding_box()
             page.mouse.move(box["x"] + 5, box["y"] + box["height"] * 0.55)
             assert re.match(r"k = 2, t = [1-9]:", readout.inner_text())
-            assert run_cell(probe_pe) == "2 0 8 10 8\n"
+            assert harness.kernel_sees(page, probe_pe, "2 0 8 10 8\n") == "2 0 8 10 8\n"
 
         with step("positional: a new d_model is recomputed by the kernel and shown"):
             d_model.fill("12")
@@ -206,7 +206,10 @@ def test_four_widget_families_live_in_jupyterlab(lab):  # noqa: F811 - the fixtu
                 "() => document.querySelectorAll('.cw-pe input[type=range]')[1]"
                 ".max === '5'"
             )
-            assert run_cell(probe_pe) == "2 0 12 10 12\n"
+            assert (
+                harness.kernel_sees(page, probe_pe, "2 0 12 10 12\n")
+                == "2 0 12 10 12\n"
+            )
 
         with step("positional: offset and dim set in the kernel reach the view"):
             assert run_cell("pe.offset = 6\npe.dim = 4\nprint('set')") == "set\n"
@@ -233,7 +236,7 @@ def test_four_widget_families_live_in_jupyterlab(lab):  # noqa: F811 - the fixtu
             assert left.all_inner_texts() == ["x", "y"]
             assert hv.locator("line").count() == 6  # 2 queries x 3 keys
             assert unsuppressed(hv) == []
-            assert run_cell(probe_hv) == "cross 0 0\n"
+            assert harness.kernel_sees(page, probe_hv, "cross 0 0\n") == "cross 0 0\n"
 
         with step(
             "head view: a thumbnail, a kind and a hover change the view and kernel"
@@ -250,7 +253,7 @@ def test_four_widget_families_live_in_jupyterlab(lab):  # noqa: F811 - the fixtu
                 )
                 != widths
             )
-            assert run_cell(probe_hv) == "cross 1 1\n"
+            assert harness.kernel_sees(page, probe_hv, "cross 1 1\n") == "cross 1 1\n"
             hv.get_by_role("button", name="encoder self").click()
             assert hv_readout.inner_text().startswith("encoder self, layer 1, head 1: ")
             assert left.all_inner_texts() == ["a", "b", "c"]
@@ -259,7 +262,9 @@ def test_four_widget_families_live_in_jupyterlab(lab):  # noqa: F811 - the fixtu
             left.nth(1).hover()  # only the query "b"'s lines stay
             assert re.match(r"“b” attends to: [abc] \d\.\d\d", hv_readout.inner_text())
             assert visible_lines() <= 3 < all_lines
-            assert run_cell(probe_hv) == "encoder 1 1\n"
+            assert (
+                harness.kernel_sees(page, probe_hv, "encoder 1 1\n") == "encoder 1 1\n"
+            )
 
         with step("head view: kind, layer and head set in the kernel reach the view"):
             out = run_cell(
@@ -285,7 +290,10 @@ def test_four_widget_families_live_in_jupyterlab(lab):  # noqa: F811 - the fixtu
             assert circles.count() == 20
             assert ee.locator("circle.cw-q").count() == 1
             assert unsuppressed(ee) == []
-            assert run_cell(probe_ee) == "0 ['king', 'woman'] '' 20\n"
+            assert (
+                harness.kernel_sees(page, probe_ee, "0 ['king', 'woman'] '' 20\n")
+                == "0 ['king', 'woman'] '' 20\n"
+            )
 
         with step("embeddings: the select and a hover change the view and the kernel"):
             before = ee.locator(".cw-ee-neighbours").inner_text()
@@ -295,7 +303,10 @@ def test_four_widget_families_live_in_jupyterlab(lab):  # noqa: F811 - the fixtu
             circles.nth(5).hover()
             label = circles.nth(5).locator("title").text_content()
             assert ee.locator(".cw-ee-readout").text_content().startswith(f"{label}  (")
-            assert run_cell(probe_ee) == "1 ['king', 'woman'] '' 20\n"
+            assert (
+                harness.kernel_sees(page, probe_ee, "1 ['king', 'woman'] '' 20\n")
+                == "1 ['king', 'woman'] '' 20\n"
+            )
 
         with step("embeddings: the text box looks a word up in the kernel"):
             query = ee.locator("input[type=text]")
@@ -311,7 +322,12 @@ def test_four_widget_families_live_in_jupyterlab(lab):  # noqa: F811 - the fixtu
             wait_text(".cw-ee .cw-ee-side", "Nearest neighbours of “man”")
             assert word_select.input_value() == "2"
             assert ee.locator(".cw-ee-message").inner_text() == ""
-            assert run_cell(probe_ee) == "2 ['king', 'woman', 'man'] '' 20\n"
+            assert (
+                harness.kernel_sees(
+                    page, probe_ee, "2 ['king', 'woman', 'man'] '' 20\n"
+                )
+                == "2 ['king', 'woman', 'man'] '' 20\n"
+            )
 
         with step("embeddings: a word chosen in the kernel reaches the view"):
             assert run_cell("ee.word_index = 0\nprint('set')") == "set\n"

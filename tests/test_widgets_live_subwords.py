@@ -62,13 +62,13 @@ def test_subword_explorer_live_in_jupyterlab(lab):  # noqa: F811 - the fixture
             assert sw.locator(".cw-sw-title").inner_text() == "live subwords"
             assert current.all_inner_texts() == list("roses")
             assert sw.evaluate(JS_UNSUPPRESSED, CONTROLS) == []
-            assert harness.run_cell(page, PROBE) == "0 0 2 ''\n"
+            assert harness.kernel_sees(page, PROBE, "0 0 2 ''\n") == "0 0 2 ''\n"
 
         with step("a step in the view reaches the kernel"):
             sw.get_by_role("button", name="next merge").click()
             wait_text(".cw-sw .cw-sw-where", "^merge 1 / ")
             assert current.count() == 4
-            assert harness.run_cell(page, PROBE) == "0 1 2 ''\n"
+            assert harness.kernel_sees(page, PROBE, "0 1 2 ''\n") == "0 1 2 ''\n"
 
         with step("the text box: the kernel tokenizes new text"):
             form = sw.locator("form.cw-sw-ask")
@@ -80,7 +80,7 @@ def test_subword_explorer_live_in_jupyterlab(lab):  # noqa: F811 - the fixture
                 "() => document.querySelector('.cw-sw select').options.length === 3"
             )
             assert current.all_inner_texts() == list("reds") + list("are")
-            assert harness.run_cell(page, PROBE) == "2 0 3 ''\n"
+            assert harness.kernel_sees(page, PROBE, "2 0 3 ''\n") == "2 0 3 ''\n"
 
         with step("a character BPE cannot map comes back as the error"):
             form.locator("input").fill("rosé")

@@ -177,6 +177,14 @@ def _windows(data: Tensor, bptt: int, epoch: int, progress: bool):
     )
 
 
+def _after_update(history: History, loss: Tensor, norm: Tensor, scheduler) -> None:
+    """Record the step's loss and gradient norm; step the learning-rate schedule if any."""
+    if scheduler is not None:
+        scheduler.step()
+    history.step_loss.append(loss.item())
+    history.grad_norm.append(float(norm))
+
+
 def _check_finite(loss: Tensor) -> None:
     if not torch.isfinite(loss):
         raise FloatingPointError(f"loss became {loss.item()}: lower lr or clip")
@@ -240,10 +248,7 @@ def train_tbptt(
             loss.backward()
             norm = nn.utils.clip_grad_norm_(model.parameters(), clip_norm or math.inf)
             optimizer.step()
-            if scheduler is not None:
-                scheduler.step()
-            history.step_loss.append(loss.item())
-            history.grad_norm.append(float(norm))
+            _after_update(history, loss, norm, scheduler)  # record; step the schedule
             total, count = total + loss.item(), count + 1
             if stop := _spent(history, start, max_steps, max_seconds):
                 break
