@@ -22,11 +22,14 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from course_lib.pretraining.gpt import at_least_float32, check_tokens
+from course_lib.pretraining.gpt import (
+    at_least_float32,
+    check_tokens,
+    embeddings_and_blocks,
+)
 from course_lib.pretraining.masked_lm import IGNORE
 from course_lib.transformer.layers import EncoderLayer
 from course_lib.transformer.masks import padding_mask
-from course_lib.transformer.positional import LearnedPositionalEncoding
 
 __all__ = ["Encoder", "EncoderConfig", "SequenceClassifier"]
 
@@ -64,24 +67,9 @@ class Encoder(nn.Module):
     ):
         super().__init__()
         c = self.config = config
-        self.embed = nn.Embedding(c.vocab_size, c.d_model, device=device)
-        nn.init.normal_(self.embed.weight, std=c.d_model**-0.5)
-        self.pos = LearnedPositionalEncoding(
-            c.max_len, c.d_model, dropout=c.dropout, device=device
+        self.embed, self.pos, self.blocks, self.norm = embeddings_and_blocks(
+            c, EncoderLayer, device
         )
-        self.blocks = nn.ModuleList(
-            EncoderLayer(
-                c.d_model,
-                c.n_heads,
-                c.d_ff,
-                dropout=c.dropout,
-                norm_first=True,
-                fast=c.fast,
-                device=device,
-            )  # fmt: skip
-            for _ in range(c.n_layers)
-        )
-        self.norm = nn.LayerNorm(c.d_model, device=device)
         self.mlm_transform = nn.Linear(c.d_model, c.d_model, device=device)
         self.mlm_norm = nn.LayerNorm(c.d_model, device=device)
 

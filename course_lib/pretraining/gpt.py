@@ -22,7 +22,7 @@ d_k = D / H, V vocabulary, L layers.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import torch
 import torch.nn.functional as F
@@ -136,30 +136,40 @@ class GPTState:
     use_cache: bool = True
 
 
+def embeddings_and_blocks(
+    c: Any, block: type[nn.Module], device: torch.device | str | None
+) -> tuple[nn.Embedding, LearnedPositionalEncoding, nn.ModuleList, nn.LayerNorm]:
+    """What the chapter's GPT and encoder share: token embeddings (std D^-0.5), learned
+    positions, ``n_layers`` pre-LN blocks of class ``block``, and the final LayerNorm."""
+    embed = nn.Embedding(c.vocab_size, c.d_model, device=device)
+    nn.init.normal_(embed.weight, std=c.d_model**-0.5)
+    pos = LearnedPositionalEncoding(
+        c.max_len, c.d_model, dropout=c.dropout, device=device
+    )
+    blocks = nn.ModuleList(
+        block(
+            c.d_model,
+            c.n_heads,
+            c.d_ff,
+            dropout=c.dropout,
+            norm_first=True,
+            fast=c.fast,
+            device=device,
+        )  # fmt: skip
+        for _ in range(c.n_layers)
+    )
+    return embed, pos, blocks, nn.LayerNorm(c.d_model, device=device)
+
+
 class GPT(nn.Module):
     """Decoder-only Transformer LM: ``forward`` (logits), ``loss``, ``step``/``reorder``."""
 
     def __init__(self, config: GPTConfig, *, device: torch.device | str | None = None):
         super().__init__()
         c = self.config = config
-        self.embed = nn.Embedding(c.vocab_size, c.d_model, device=device)
-        nn.init.normal_(self.embed.weight, std=c.d_model**-0.5)
-        self.pos = LearnedPositionalEncoding(
-            c.max_len, c.d_model, dropout=c.dropout, device=device
+        self.embed, self.pos, self.blocks, self.norm = embeddings_and_blocks(
+            c, GPTBlock, device
         )
-        self.blocks = nn.ModuleList(
-            GPTBlock(
-                c.d_model,
-                c.n_heads,
-                c.d_ff,
-                dropout=c.dropout,
-                norm_first=True,
-                fast=c.fast,
-                device=device,
-            )  # fmt: skip
-            for _ in range(c.n_layers)
-        )
-        self.norm = nn.LayerNorm(c.d_model, device=device)
 
     def _check_past(self, past: Cache | None, B: int, T: int) -> int:
         if past is None:

@@ -32,7 +32,8 @@ from course_lib.parsing import (
 )
 from course_lib.parsing.evaluation import attachment_scores
 from course_lib.viz_dependency import dependency_arcs
-from course_lib.widgets.base import CourseWidget, js_path
+from course_lib.widgets.base import js_path
+from course_lib.widgets.stepper import SteppedRecords
 
 __all__ = ["ParserStateExplorer", "parse_tagged_text"]
 
@@ -119,7 +120,7 @@ def _sentence_record(
     }
 
 
-class ParserStateExplorer(CourseWidget):
+class ParserStateExplorer(SteppedRecords):
     """Step forward and back through the parse of a few sentences; compare with the gold tree.
 
     sentences: Sentence-like objects (``.words .upos``, and ``.heads .deprels`` for the gold
@@ -132,6 +133,7 @@ class ParserStateExplorer(CourseWidget):
 
     _esm = js_path("parser")
 
+    records_trait = "sentences"
     sentences = t.List(help="per sentence: words, tags, gold tree, steps, score").tag(
         sync=True
     )
@@ -204,28 +206,6 @@ class ParserStateExplorer(CourseWidget):
             self._device,
             self._decimals,
         )
-
-    @t.validate("index")
-    def _check_index(self, proposal: dict) -> int:
-        value = int(proposal["value"])
-        if self.sentences and not 0 <= value < len(self.sentences):
-            raise t.TraitError(
-                f"index must be in 0..{len(self.sentences) - 1}; got {value}"
-            )
-        return value
-
-    @t.observe("index")
-    def _reset_step(self, change: dict) -> None:
-        self.step = 0
-
-    @t.validate("step")
-    def _check_step(self, proposal: dict) -> int:
-        value = int(proposal["value"])
-        if self.sentences:
-            last = len(self.sentences[self.index]["steps"]) - 1
-            if not 0 <= value <= last:
-                raise t.TraitError(f"step must be in 0..{last}; got {value}")
-        return value
 
     @t.observe("request")
     def _parse_request(self, change: dict) -> None:

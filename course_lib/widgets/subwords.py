@@ -20,7 +20,8 @@ import traitlets as t
 from matplotlib.figure import Figure
 
 from course_lib.subwords import Tokenizer
-from course_lib.widgets.base import CourseWidget, js_path
+from course_lib.widgets.base import js_path
+from course_lib.widgets.stepper import SteppedRecords
 
 __all__ = ["MAX_WORDS", "SubwordExplorer", "subword_record"]
 
@@ -77,7 +78,7 @@ def subword_record(
     return {"name": text, "words": words, "steps": steps, "ids": ids, "wordpiece": wp}
 
 
-class SubwordExplorer(CourseWidget):
+class SubwordExplorer(SteppedRecords):
     """BPE's merges on chosen words, step by step; final pieces and ids; WordPiece beside.
 
     Args:
@@ -89,6 +90,7 @@ class SubwordExplorer(CourseWidget):
 
     _esm = js_path("subwords")
 
+    records_trait = "items"
     items = t.List(help="per word: name, words, steps, ids, wordpiece").tag(sync=True)
     index = t.Int(0, help="the word on show").tag(sync=True)
     step = t.Int(0, help="the state on show (0 = characters)").tag(sync=True)
@@ -117,28 +119,6 @@ class SubwordExplorer(CourseWidget):
         super().__init__(
             items=items, index=index, step=0, title=str(title), kind=bpe.kind
         )
-
-    @t.validate("index")
-    def _check_index(self, proposal: dict) -> int:
-        value = int(proposal["value"])
-        if self.items and not 0 <= value < len(self.items):
-            raise t.TraitError(
-                f"index must be in 0..{len(self.items) - 1}; got {value}"
-            )
-        return value
-
-    @t.observe("index")
-    def _reset_step(self, change: dict) -> None:
-        self.step = 0
-
-    @t.validate("step")
-    def _check_step(self, proposal: dict) -> int:
-        value = int(proposal["value"])
-        if self.items:
-            last = len(self.items[self.index]["steps"]) - 1
-            if not 0 <= value <= last:
-                raise t.TraitError(f"step must be in 0..{last}; got {value}")
-        return value
 
     @t.observe("request")
     def _tokenize_request(self, change: dict) -> None:
