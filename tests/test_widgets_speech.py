@@ -83,6 +83,11 @@ def test_ctc_validation(live):
     w = _ctc()
     with pytest.raises(Exception, match="index must be in"):
         w.index = 2
+    with pytest.raises(Exception, match="step must be in 0..11"):
+        w.step = 12
+    w.step = 11
+    w.index = 1  # six frames: the step follows to its last one, as the view shows
+    assert w.step == 5
 
 
 def test_ctc_html_bundle_and_figure(html):

@@ -102,6 +102,19 @@ class CTCAlignmentExplorer(CourseWidget):
             )
         return value
 
+    @t.validate("step")
+    def _check_step(self, proposal: dict) -> int:
+        value = int(proposal["value"])
+        T = len(self.paths[self.index]) if self.paths else 0
+        if T and not 0 <= value < T:
+            raise t.TraitError(f"step must be in 0..{T - 1}; got {value}")
+        return value
+
+    @t.observe("index")
+    def _keep_step_in_range(self, change: dict) -> None:
+        """Another utterance may be shorter: its last frame, not a frame past its end."""
+        self.step = min(self.step, len(self.paths[self.index]) - 1)
+
     def _plain_text(self) -> str:
         return f"CTCAlignmentExplorer({len(self.names)} utterances: {', '.join(self.names)})"
 
