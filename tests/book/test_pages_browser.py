@@ -51,7 +51,8 @@ REACT_JS = """async root => {
   const controls = [...root.querySelectorAll('input, select, button')].filter(visible);
   const c = controls.find(e => e.type === 'range') || controls.find(e => e.tagName === 'SELECT')
     || controls.find(e => e.type === 'radio' && !e.checked)
-    || controls.find(e => e.tagName === 'BUTTON' && !e.disabled) || controls[0];
+    || controls.find(e => e.tagName === 'BUTTON' && !e.disabled
+                     && e.getAttribute('aria-pressed') !== 'true') || controls[0];
   if (!c) return 'no control';
   if (c.type === 'range') {
     c.value = String(c.value === c.max ? c.min : c.max);

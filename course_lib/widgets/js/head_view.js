@@ -87,6 +87,7 @@ function render({ model, el }) {
         return b;
       }),
     );
+    kinds.hidden = s.names.length <= 1; // one kind of attention (a GPT): nothing to choose
   }
 
   function buildGrid(s) {
