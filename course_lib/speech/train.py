@@ -111,11 +111,19 @@ def length_batches(lengths: Sequence[int], batch_size: int, seed: int | None = N
     return batches
 
 
-def _one_cycle(model: nn.Module, lr: float, epochs: int, n: int, batch_size: int):
-    """Adam with a one-cycle schedule (warm up to ``lr``, then anneal) over all steps."""
+def _fit_one_cycle(
+    model, batches, loss, *, lr, epochs, steps_per_epoch, device, progress, desc
+) -> History:
+    """``fit`` with Adam and a one-cycle schedule (warm up to ``lr``, then anneal) over
+    all steps, gradients clipped at 5, on one CPU thread (see :func:`_one_thread`)."""
     opt = torch.optim.Adam(model.parameters(), lr=lr)
-    steps = epochs * -(-n // batch_size)
-    return opt, torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=steps)
+    steps = epochs * steps_per_epoch
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=steps)
+    with _one_thread(device):
+        return fit(
+            model, batches, optimizer=opt, epochs=epochs, loss_fn=loss, clip_norm=5.0,
+            scheduler=sched, device=device, progress=progress, desc=desc,
+        )  # fmt: skip
 
 
 def _epochs(frames, targets, batch_size, seed, make, augment=False):
@@ -158,21 +166,18 @@ def train_digit_classifier(
         x, lengths, y = batch
         return F.cross_entropy(m(x, lengths), y)
 
-    opt, sched = _one_cycle(model, lr, epochs, len(frames), batch_size)
     batches = _epochs(frames, digits, batch_size, seed, make, augment)
-    with _one_thread(device):
-        return fit(
-            model,
-            batches,
-            optimizer=opt,
-            epochs=epochs,
-            loss_fn=loss,
-            clip_norm=5.0,
-            scheduler=sched,
-            device=device,
-            progress=progress,
-            desc="digits",
-        )
+    return _fit_one_cycle(
+        model,
+        batches,
+        loss,
+        lr=lr,
+        epochs=epochs,
+        steps_per_epoch=-(-len(frames) // batch_size),
+        device=device,
+        progress=progress,
+        desc="digits",
+    )
 
 
 @torch.no_grad()
@@ -215,21 +220,18 @@ def train_ctc(
         log_probs, out_lengths = m(x, lengths)  # (B, Y, C)
         return ctc_loss(log_probs, targets, out_lengths, target_lengths)
 
-    opt, sched = _one_cycle(model, lr, epochs, len(frames), batch_size)
     batches = _epochs(frames, labels, batch_size, seed, make, augment)
-    with _one_thread(device):
-        return fit(
-            model,
-            batches,
-            optimizer=opt,
-            epochs=epochs,
-            loss_fn=loss,
-            clip_norm=5.0,
-            scheduler=sched,
-            device=device,
-            progress=progress,
-            desc="ctc",
-        )
+    return _fit_one_cycle(
+        model,
+        batches,
+        loss,
+        lr=lr,
+        epochs=epochs,
+        steps_per_epoch=-(-len(frames) // batch_size),
+        device=device,
+        progress=progress,
+        desc="ctc",
+    )
 
 
 @torch.no_grad()
@@ -268,21 +270,18 @@ def train_trigger(
         x, y = batch
         return F.binary_cross_entropy_with_logits(m(x), y)
 
-    opt, sched = _one_cycle(model, lr, epochs, len(frames), batch_size)
-    batches = _epochs(frames, labels, batch_size, seed, make)
-    with _one_thread(device):
-        return fit(
-            model,
-            batches,
-            optimizer=opt,
-            epochs=epochs,
-            loss_fn=loss,
-            clip_norm=5.0,
-            scheduler=sched,
-            device=device,
-            progress=progress,
-            desc="trigger",
-        )
+    batches = _epochs(frames, labels, batch_size, seed, make, False)
+    return _fit_one_cycle(
+        model,
+        batches,
+        loss,
+        lr=lr,
+        epochs=epochs,
+        steps_per_epoch=-(-len(frames) // batch_size),
+        device=device,
+        progress=progress,
+        desc="trigger",
+    )
 
 
 @torch.no_grad()
