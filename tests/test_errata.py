@@ -10,13 +10,17 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 TITLE = "In some lecture notes"
-BOX = re.compile(r"^```\{admonition\}[ \t]*(?P<title>[^\n]*)\n(?P<options>(?::[^\n]*\n)*)", re.M)
+BOX = re.compile(
+    r"^```\{admonition\}[ \t]*(?P<title>[^\n]*)\n(?P<options>(?::[^\n]*\n)*)", re.M
+)
 REF = re.compile(r"\{ref\}`[^`<]*<(slip-[^>]+)>`")
 
 
 def prose() -> dict[str, str]:
     """Markdown of every chapter cell and book page, by a name for messages."""
-    texts = {p.name: p.read_text(encoding="utf-8") for p in (ROOT / "book").glob("*.md")}
+    texts = {
+        p.name: p.read_text(encoding="utf-8") for p in (ROOT / "book").glob("*.md")
+    }
     for path in sorted(ROOT.glob("notebooks/[0-9][0-9]_*.ipynb")):
         cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
         texts[path.name] = "\n\n".join(
@@ -46,7 +50,9 @@ def slips() -> dict[str, str]:
             continue
         assert title == TITLE, f"{page}: a lecture-slip box is titled {title!r}"
         name = options.get("name", "")
-        assert name.startswith("slip-"), f"{page}: lecture-slip box without :name: slip-..."
+        assert name.startswith("slip-"), (
+            f"{page}: lecture-slip box without :name: slip-..."
+        )
         assert name not in names, f"{name} is used twice ({names[name]}, {page})"
         names[name] = page
     return names
@@ -66,7 +72,9 @@ def test_every_slip_is_listed_once_on_the_errata_page_and_every_link_has_a_box()
     links = REF.findall(errata)
     assert len(names) >= 3
     assert sorted(set(links)) == sorted(links), "a slip is listed twice"
-    assert not set(names) - set(links), f"not on book/errata.md: {set(names) - set(links)}"
+    assert not set(names) - set(links), (
+        f"not on book/errata.md: {set(names) - set(links)}"
+    )
     assert not set(links) - set(names), f"no box for: {set(links) - set(names)}"
 
 
