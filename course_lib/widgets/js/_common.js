@@ -99,6 +99,40 @@ function askForm(className, placeholder, label, action) {
   return { ask, text, go };
 }
 
+// Sends the ask form's text to the kernel as the "request" trait (the Python side answers).
+function sendRequests(model, ask, text) {
+  ask.addEventListener("submit", (event) => {
+    event.preventDefault();
+    model.set("request", text.value);
+    model.save_changes();
+  });
+}
+
+// The controls of a stepped widget (parser states, BPE merges, CTC frames): the picker
+// selects record "index" and starts it at step 0; the slider and the first/prev/next/last
+// buttons (any may be absent) move "step" within 0..count()-1. Returns the step setter.
+function stepControls(model, count, { pick, slider, first, prev, next, last }) {
+  const setStep = (k) => {
+    const clamped = clampIndex(k, count());
+    if (clamped !== model.get("step")) {
+      model.set("step", clamped);
+      model.save_changes();
+    }
+  };
+  const by = (d) => () => setStep((model.get("step") | 0) + d);
+  pick.addEventListener("change", () => {
+    model.set("index", Number(pick.value));
+    model.set("step", 0);
+    model.save_changes();
+  });
+  slider.addEventListener("input", () => setStep(Number(slider.value)));
+  if (first) first.addEventListener("click", () => setStep(0));
+  prev.addEventListener("click", by(-1));
+  next.addEventListener("click", by(1));
+  if (last) last.addEventListener("click", () => setStep(count() - 1));
+  return setStep;
+}
+
 // Subscribes render's [event, callback] pairs, draws once, and returns render's cleanup.
 function listen(model, handlers, draw) {
   handlers.forEach(([event, cb]) => model.on(event, cb));

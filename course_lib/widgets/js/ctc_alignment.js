@@ -100,23 +100,8 @@ function render({ model, el }) {
     paint();
   }
 
-  function setStep(t) {
-    const T = ((model.get("paths") || [])[current()] || []).length;
-    const clamped = clampIndex(t, T);
-    if (clamped !== model.get("step")) {
-      model.set("step", clamped);
-      model.save_changes();
-    }
-  }
-
-  pick.addEventListener("change", () => {
-    model.set("index", Number(pick.value));
-    model.set("step", 0);
-    model.save_changes();
-  });
-  slider.addEventListener("input", () => setStep(Number(slider.value)));
-  prev.addEventListener("click", () => setStep((model.get("step") | 0) - 1));
-  next.addEventListener("click", () => setStep((model.get("step") | 0) + 1));
+  const frames = () => ((model.get("paths") || [])[current()] || []).length;
+  stepControls(model, frames, { pick, slider, prev, next });
   grid.addEventListener("keydown", (event) => {
     const [nr, nc] = cursor.size();
     if (!nr || !nc) return;

@@ -207,30 +207,8 @@ function render({ model, el }) {
     paint();
   }
 
-  function setStep(k) {
-    const r = record();
-    const clamped = Math.min(Math.max(0, k), r.steps.length - 1);
-    if (clamped !== model.get("step")) {
-      model.set("step", clamped);
-      model.save_changes();
-    }
-  }
-
-  pick.addEventListener("change", () => {
-    model.set("index", Number(pick.value));
-    model.set("step", 0);
-    model.save_changes();
-  });
-  slider.addEventListener("input", () => setStep(Number(slider.value)));
-  first.addEventListener("click", () => setStep(0));
-  prev.addEventListener("click", () => setStep((model.get("step") | 0) - 1));
-  next.addEventListener("click", () => setStep((model.get("step") | 0) + 1));
-  last.addEventListener("click", () => setStep(record().steps.length - 1));
-  ask.addEventListener("submit", (event) => {
-    event.preventDefault();
-    model.set("request", text.value);
-    model.save_changes();
-  });
+  stepControls(model, () => record().steps.length, { pick, slider, first, prev, next, last });
+  sendRequests(model, ask, text);
 
   const handlers = [
     ["change:sentences", build],
