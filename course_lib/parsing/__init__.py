@@ -5,7 +5,8 @@ Modules, in the order of the lecture: ``transitions`` (configurations, SHIFT / L
 RIGHT-ARC), ``projectivity`` (well-formed and projective trees), ``oracle`` (the gold
 transitions), ``state`` (many configurations as arrays), ``features`` (the 48 features),
 ``model`` (the classifier), ``batch_parser`` (greedy parsing), ``evaluation`` (UAS, LAS),
-``train`` (oracle examples and ``train_parser``).
+``train`` (oracle examples and ``train_parser``); ``cues`` measures what informs an
+attachment (distance, intervening material, bilexical affinities) on a treebank.
 """
 
 from course_lib.parsing.batch_parser import (
@@ -14,6 +15,16 @@ from course_lib.parsing.batch_parser import (
     as_words_and_tags,
     parse,
     parse_one,
+)
+from course_lib.parsing.cues import (
+    Recurrence,
+    arc_lengths,
+    gold_arcs,
+    interior_share,
+    pair_counts,
+    pair_recurrence,
+    random_arcs,
+    seen_pair_share,
 )
 from course_lib.parsing.evaluation import (
     LECTURE_EVAL_EXAMPLE,
@@ -73,11 +84,12 @@ __all__ = [
     "ParseStep",
     "ParserConfig",
     "ParserVocabs",
+    "Recurrence",
     "RelationRow",
     "TrainedParser",
-    "load_word_vectors",
     "Transition",
     "TransitionSystem",
+    "arc_lengths",
     "as_words_and_tags",
     "attachment_scores",
     "batch_features",
@@ -86,14 +98,21 @@ __all__ = [
     "config_features",
     "count_nonprojective",
     "crossing_arcs",
+    "gold_arcs",
+    "interior_share",
     "is_projective",
+    "load_word_vectors",
     "oracle_examples",
     "oracle_parse",
     "oracle_trace",
+    "pair_counts",
+    "pair_recurrence",
     "parse",
     "parse_one",
+    "random_arcs",
     "relation_errors",
     "replay",
+    "seen_pair_share",
     "static_oracle",
     "trace_table",
     "train_parser",
