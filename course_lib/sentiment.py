@@ -27,25 +27,31 @@ from course_lib.rnn.stacked import RecurrentNet
 from course_lib.training import evaluating
 
 __all__ = [
+    "NEGATIONS",
     "AveragedVectors",
     "BiLSTMClassifier",
     "LabelledBatch",
     "accuracy",
+    "has_negation",
     "labelled_batches",
     "predict",
     "train_classifier",
 ]
+
+# Negation words as SST-2's PTB tokenization writes them ("doesn't" -> "does n't").
+NEGATIONS = frozenset({"not", "n't", "no", "never"})
 
 Encode = Callable[[str], list[int]]
 
 
 @dataclass(frozen=True)
 class LabelledBatch:
-    """Right-padded ids, their lengths and the labels."""
+    """Right-padded ids, their lengths, the labels and each row's place in the input."""
 
     tokens: Tensor  # (B, T)
     lengths: Tensor  # (B,)
     labels: Tensor  # (B,)
+    index: Tensor | None = None  # (B,) position of each row in the pairs batched
 
 
 def labelled_batches(
@@ -56,28 +62,32 @@ def labelled_batches(
 
     Sentences are sorted by length inside windows of 50 batches (little padding);
     ``shuffle`` shuffles pairs first and batches after, with ``seed``; ``max_len`` truncates.
+    Each batch's ``index`` gives its rows' positions in ``pairs``.
     """
     if not pairs:
         raise ValueError("pairs is empty: nothing to batch")
     if not isinstance(batch_size, int) or batch_size < 1:
         raise ValueError(f"batch_size must be an int >= 1; got {batch_size!r}")
     g = torch.Generator().manual_seed(seed)
-    order = torch.randperm(len(pairs), generator=g).tolist() if shuffle else None
-    items = [pairs[i] for i in order] if order else list(pairs)
-    encoded = [(y, (encode(s) or [pad_id])[:max_len]) for y, s in items]
+    n = len(pairs)
+    order = torch.randperm(n, generator=g).tolist() if shuffle else range(n)
+    encoded = [  # (position, label, ids)
+        (i, pairs[i][0], (encode(pairs[i][1]) or [pad_id])[:max_len]) for i in order
+    ]
     window = batch_size * 50
     batches = []
     for w in range(0, len(encoded), window):
-        chunk = sorted(encoded[w : w + window], key=lambda p: len(p[1]))
+        chunk = sorted(encoded[w : w + window], key=lambda p: len(p[2]))
         for i in range(0, len(chunk), batch_size):
             part = chunk[i : i + batch_size]
-            T = max(len(ids) for _, ids in part)
+            T = max(len(ids) for _, _, ids in part)
             tokens = torch.full((len(part), T), pad_id, dtype=torch.long)  # (B, T)
-            for r, (_, ids) in enumerate(part):
+            for r, (_, _, ids) in enumerate(part):
                 tokens[r, : len(ids)] = torch.tensor(ids)
-            lengths = torch.tensor([len(ids) for _, ids in part])  # (B,)
-            labels = torch.tensor([y for y, _ in part])  # (B,)
-            batches.append(LabelledBatch(tokens, lengths, labels))
+            lengths = torch.tensor([len(ids) for _, _, ids in part])  # (B,)
+            labels = torch.tensor([y for _, y, _ in part])  # (B,)
+            index = torch.tensor([j for j, _, _ in part])  # (B,)
+            batches.append(LabelledBatch(tokens, lengths, labels, index))
     if shuffle:
         batches = [batches[i] for i in torch.randperm(len(batches), generator=g)]
     return batches
@@ -137,11 +147,22 @@ def _check_pairs(pairs):
         raise ValueError("no batches given")
 
 
+def has_negation(sentence: str) -> bool:
+    """Whether a tokenized sentence holds one of :data:`NEGATIONS` as a word."""
+    return not NEGATIONS.isdisjoint(sentence.split())
+
+
 @torch.no_grad()
 def predict(
-    model: nn.Module, batches: Sequence[LabelledBatch], *, device=None
+    model: nn.Module,
+    batches: Sequence[LabelledBatch],
+    *,
+    device=None,
+    input_order: bool = False,
 ) -> tuple[Tensor, Tensor]:
-    """Predicted and true labels over ``batches``: (N,) each."""
+    """Predicted and true labels over ``batches``: (N,) each, in batch order, or with
+    ``input_order`` in the order of the pairs given to :func:`labelled_batches` (all of
+    them must be batched, once each)."""
     _check_pairs(batches)
     preds, gold = [], []
     with evaluating(model):
@@ -149,7 +170,23 @@ def predict(
             logits = model(b.tokens.to(device), b.lengths.to(device))  # (B, C)
             preds.append(logits.argmax(-1).cpu())
             gold.append(b.labels)
-    return torch.cat(preds), torch.cat(gold)
+    preds, gold = torch.cat(preds), torch.cat(gold)  # (N,), (N,)
+    if input_order:
+        index = _input_positions(batches)  # (N,)
+        preds, gold = preds[index.argsort()], gold[index.argsort()]
+    return preds, gold
+
+
+def _input_positions(batches: Sequence[LabelledBatch]) -> Tensor:
+    """Each predicted row's position in the input pairs; they must be 0..N−1 once each."""
+    if any(b.index is None for b in batches):
+        raise ValueError("input_order needs batches from labelled_batches (with index)")
+    index = torch.cat([b.index for b in batches])  # (N,)
+    if not torch.equal(index.sort().values, torch.arange(len(index))):
+        raise ValueError(
+            "input_order needs every pair batched exactly once; got a subset of batches"
+        )
+    return index
 
 
 def accuracy(

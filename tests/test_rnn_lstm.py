@@ -1,5 +1,6 @@
 """LSTMCell (course_lib.rnn.lstm): parity with torch.nn.LSTM (forward and gradients, float64),
-the gate equations, the forget = 1 / input = 0 extreme, bad input."""
+the gate equations, the notes' per-gate row-vector weights, the forget = 1 / input = 0
+extreme, bad input."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ import pytest
 import torch
 from rnn_parity import SIZES, TOL, assert_cell_matches_torch
 
-from course_lib.rnn.lstm import LSTMCell
-from course_lib.rnn.stacked import run_direction
+from course_lib.rnn.lstm import LECTURE_GATES, LSTMCell, lecture_weights
+from course_lib.rnn.stacked import RecurrentNet, load_torch_weights, run_direction
 
 
 @pytest.mark.parametrize(("B", "T", "D", "H"), SIZES)
@@ -81,3 +82,52 @@ def test_lstm_bad_input():
         cell(x, (torch.zeros(4, 3), torch.zeros(4, 3)))
     with pytest.raises(ValueError, match="must be >= 1"):
         LSTMCell(0, 2)
+
+
+def test_lecture_weights_have_the_notes_shapes_and_give_torch_gates():
+    """X W_x· + H W_h· + b_· with the cut-out blocks reproduces the gates of our cell and
+    the step of torch.nn.LSTM (both layers of a deep one)."""
+    torch.manual_seed(2)
+    D, H, n = 5, 3, 4
+    ref = torch.nn.LSTM(D, H, num_layers=2, batch_first=True, dtype=torch.float64)
+    net = RecurrentNet("lstm", D, H, num_layers=2, dtype=torch.float64)
+    net = load_torch_weights(net, ref)
+    x = torch.randn(n, D, dtype=torch.float64)
+    h, c = (
+        torch.randn(n, H, dtype=torch.float64),
+        torch.randn(n, H, dtype=torch.float64),
+    )
+    ours, theirs = lecture_weights(net.cells[0]), lecture_weights(ref)
+    assert list(ours) == ["f", "i", "o", "c"] == list(LECTURE_GATES)
+    for gate in ours:
+        assert ours[gate]["W_x"].shape == (D, H)
+        assert ours[gate]["W_h"].shape == (H, H)
+        assert ours[gate]["b"].shape == (1, H)
+        for name in ("W_x", "W_h", "b"):
+            torch.testing.assert_close(ours[gate][name], theirs[gate][name], **TOL)
+    z = {g: x @ w["W_x"] + h @ w["W_h"] + w["b"] for g, w in ours.items()}  # (n, H)
+    gates = net.cells[0].gates(x, (h, c))
+    torch.testing.assert_close(torch.sigmoid(z["f"]), gates["forget"], **TOL)
+    torch.testing.assert_close(torch.sigmoid(z["i"]), gates["input"], **TOL)
+    torch.testing.assert_close(torch.sigmoid(z["o"]), gates["output"], **TOL)
+    torch.testing.assert_close(torch.tanh(z["c"]), gates["candidate"], **TOL)
+    c1 = torch.sigmoid(z["f"]) * c + torch.sigmoid(z["i"]) * torch.tanh(z["c"])
+    h1 = torch.sigmoid(z["o"]) * torch.tanh(c1)
+    _, (h_ref, c_ref) = ref(
+        x[:, None], (h[None].repeat(2, 1, 1), c[None].repeat(2, 1, 1))
+    )
+    torch.testing.assert_close(h1, h_ref[0], **TOL)
+    torch.testing.assert_close(c1, c_ref[0], **TOL)
+    top = lecture_weights(ref, layer=1)
+    torch.testing.assert_close(top["c"]["W_x"], ref.weight_ih_l1[2 * H : 3 * H].T)
+
+
+def test_lecture_weights_bad_input():
+    with pytest.raises(TypeError, match="LSTMCell or a torch.nn.LSTM"):
+        lecture_weights(torch.nn.GRU(3, 2))
+    with pytest.raises(ValueError, match="layer must be in 0..0"):
+        lecture_weights(torch.nn.LSTM(3, 2), layer=1)
+    with pytest.raises(ValueError, match="proj_size"):
+        lecture_weights(torch.nn.LSTM(3, 4, proj_size=2))
+    zero = lecture_weights(LSTMCell(3, 2, bias=False))
+    assert (zero["f"]["b"] == 0).all() and zero["f"]["b"].shape == (1, 2)

@@ -31,6 +31,15 @@ def test_seconds_per_pass_runs_forward_and_backward():
     assert seconds > 0 and net.cells[0].weight_ih.grad is not None
 
 
+def test_seconds_per_pass_reads_the_clock_it_is_given():
+    ticks = iter(range(0, 100, 2))  # every pass lasts 2 "seconds" of this clock
+    net = RecurrentNet("gru", 3, 4)
+    seconds = seconds_per_pass(
+        net, torch.randn(2, 5, 3), repeats=3, clock=lambda: next(ticks)
+    )
+    assert seconds == 2
+
+
 def test_bad_input():
     with pytest.raises(ValueError, match="kind must be one of"):
         torch_parity("rnn")

@@ -85,10 +85,12 @@ def test_padded_and_unpadded_batches_give_the_same_logits():
         torch.testing.assert_close(logits[b, :n], alone[0], rtol=1e-5, atol=1e-6)
 
 
-def test_tagger_learns_the_training_sentences():
+@pytest.mark.parametrize("cell", ["lstm", "gru"])
+def test_tagger_learns_the_training_sentences(cell):
     torch.manual_seed(0)
     v = TaggerVocabs.build(TRAIN)
-    model = BiLSTMTagger(TaggerConfig.from_vocabs(v, hidden=16, dropout=0.0))
+    model = BiLSTMTagger(TaggerConfig.from_vocabs(v, hidden=16, dropout=0.0, cell=cell))
+    assert isinstance(model.rnn, {"lstm": torch.nn.LSTM, "gru": torch.nn.GRU}[cell])
     batches = tagging_batches(TRAIN, v, 2, shuffle=True)
     opt = torch.optim.Adam(model.parameters(), lr=2e-2)
     fit(model, batches, optimizer=opt, epochs=40, loss_fn=lambda m, b: m.loss(b),
@@ -107,6 +109,8 @@ def test_tagger_bad_input():
         model(ids, ids, ids, torch.tensor([3, 0]))
     with pytest.raises(ValueError, match="at least one training sentence"):
         TaggerVocabs.build([])
+    with pytest.raises(ValueError, match="cell must be one of"):
+        TaggerConfig.from_vocabs(v, cell="rnn")
 
 
 def test_baseline_and_metrics():

@@ -9,7 +9,9 @@ from course_lib.sentiment import (
     AveragedVectors,
     BiLSTMClassifier,
     accuracy,
+    has_negation,
     labelled_batches,
+    predict,
     train_classifier,
 )
 
@@ -66,3 +68,27 @@ def test_both_learn_a_toy_task(cls):
     assert accuracy(m, data(0)) == 1.0
     with pytest.raises(ValueError, match="epochs"):
         train_classifier(m, data, epochs=0, lr=1e-3)
+
+
+def test_index_and_input_order_undo_the_length_sort():
+    batches = labelled_batches(PAIRS, encode, batch_size=3, pad_id=0, shuffle=True)
+    index = torch.cat([b.index for b in batches])
+    assert sorted(index.tolist()) == list(range(len(PAIRS)))
+    for b in batches:
+        for row, i in zip(b.tokens, b.index.tolist()):
+            assert row[: len(encode(PAIRS[i][1]))].tolist() == encode(PAIRS[i][1])
+    torch.manual_seed(0)
+    m = AveragedVectors(len(WORDS), 4)
+    pred, gold = predict(m, batches, input_order=True)
+    assert gold.tolist() == [y for y, _ in PAIRS]
+    by_batch, _ = predict(m, batches)
+    assert pred[index].tolist() == by_batch.tolist()
+    with pytest.raises(ValueError, match="exactly once"):
+        predict(m, batches[:1], input_order=True)
+
+
+def test_has_negation_reads_ptb_tokens():
+    assert has_negation("it does n't work") and has_negation("not good")
+    assert has_negation("never again") and has_negation("no fun")
+    assert not has_negation("nothing is notable here")
+    assert not has_negation("a good film")

@@ -13,7 +13,8 @@ most frequent tag overall (the tagging baseline of Jurafsky & Martin, ch. 8).
 
 Training uses the fused ``torch.nn.LSTM`` (``bidirectional=True``) with packed sequences, so
 padding never reaches the states (``course_lib.rnn.stacked.RecurrentNet`` is the from-scratch
-twin, with the same numbers).
+twin, with the same numbers); ``TaggerConfig(cell="gru")`` swaps in ``torch.nn.GRU``, for
+Chapter 6's LSTM-against-GRU comparison.
 
 Shape legend: B batch (sentences), T time (words, padded), E embedding width, H hidden width,
 C tags.
@@ -48,6 +49,7 @@ __all__ = [
 ]
 
 PAD = "<pad>"
+_RECURRENT = {"lstm": nn.LSTM, "gru": nn.GRU}
 IGNORE = -100  # the label of padding positions (F.cross_entropy's ignore_index)
 
 
@@ -120,10 +122,17 @@ class TaggerConfig:
     num_layers: int = 1
     dropout: float = 0.3
     bidirectional: bool = True
+    cell: str = "lstm"  # or "gru"
+
+    def __post_init__(self) -> None:
+        if self.cell not in _RECURRENT:
+            raise ValueError(
+                f"cell must be one of {list(_RECURRENT)}; got {self.cell!r}"
+            )
 
     @classmethod
     def from_vocabs(
-        cls, vocabs: TaggerVocabs, **sizes: int | float | bool
+        cls, vocabs: TaggerVocabs, **sizes: int | float | bool | str
     ) -> TaggerConfig:
         """The config of ``vocabs`` with the given sizes."""
         return cls(
@@ -200,7 +209,7 @@ def tagging_batches(
 
 
 class BiLSTMTagger(nn.Module):
-    """Embeddings [word; suffix; shape] → (Bi)LSTM → linear: tag logits for every word."""
+    """Embeddings [word; suffix; shape] → (Bi)LSTM (or GRU) → linear: logits for every word."""
 
     def __init__(self, cfg: TaggerConfig, *, device: torch.device | str | None = None):
         super().__init__()
@@ -208,7 +217,7 @@ class BiLSTMTagger(nn.Module):
         self.word = nn.Embedding(cfg.n_words, cfg.word_dim, device=device)
         self.suffix = nn.Embedding(cfg.n_suffixes, cfg.suffix_dim, device=device)
         self.shape = nn.Embedding(cfg.n_shapes, cfg.shape_dim, device=device)
-        self.lstm = nn.LSTM(
+        self.rnn = _RECURRENT[cfg.cell](
             cfg.word_dim + cfg.suffix_dim + cfg.shape_dim, cfg.hidden,
             num_layers=cfg.num_layers, bidirectional=cfg.bidirectional,
             dropout=cfg.dropout if cfg.num_layers > 1 else 0.0,
@@ -236,7 +245,7 @@ class BiLSTMTagger(nn.Module):
         packed = pack_padded_sequence(
             x, lengths.cpu(), batch_first=True, enforce_sorted=False
         )
-        out, _ = self.lstm(packed)
+        out, _ = self.rnn(packed)
         h, _ = pad_packed_sequence(out, batch_first=True, total_length=words.size(1))
         return self.out(self.dropout(h))  # (B, T, C)
 
