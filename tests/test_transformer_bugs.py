@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from course_lib.transformer.bugs import BUGS, run_check
+from course_lib.transformer.bugs import BUGS, SETUP_BUGS, run_check
 
 
-@pytest.mark.parametrize("bug", BUGS, ids=[b.name for b in BUGS])
+@pytest.mark.parametrize(
+    "bug", BUGS + SETUP_BUGS, ids=[b.name for b in BUGS + SETUP_BUGS]
+)
 def test_check_catches_bug_and_passes_fix(bug):
     assert run_check(bug, "buggy").startswith("caught:")
     assert run_check(bug, "fixed") == "pass"
@@ -17,3 +19,19 @@ def test_check_catches_bug_and_passes_fix(bug):
 def test_six_bugs_with_symptoms():
     assert len(BUGS) == 6
     assert all(b.symptom and b.name for b in BUGS)
+
+
+@pytest.mark.parametrize(
+    "name, error",
+    [
+        ("layer and head counts never defined", "NameError: name 'num_layers'"),
+        ("positional class called by another name", "NameError: name 'PositionEnc"),
+        ("mask argument misspelt in one branch", "TypeError:"),
+        ("model built without its arguments", "TypeError:"),
+        ("hard-coded .cuda()", ""),  # AssertionError without CUDA, RuntimeError with it
+    ],
+)
+def test_setup_bugs_raise_the_error_their_symptom_names(name, error):
+    (bug,) = [b for b in SETUP_BUGS if b.name == name]
+    assert run_check(bug, "buggy").startswith("caught: " + error)
+    assert error.split(":")[0] in bug.symptom or not error

@@ -2,7 +2,9 @@
 
 attention (scaled dot-product, multi-head), masks, positional (sinusoidal, learned),
 layers (encoder/decoder, pre/post-LN, FFN), model (encoder-decoder with KV cache, decoded by
-:mod:`course_lib.decoding`), train (schedule, experiments), bugs (debugging section).
+:mod:`course_lib.decoding`), train (schedule, experiments), bugs (debugging section),
+complexity (against recurrence and convolution, Table 1), ablation (residuals, FFN),
+extrapolation (positions past the training length), label_smoothing.
 """
 
 from course_lib.transformer.attention import (

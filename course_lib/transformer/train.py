@@ -24,7 +24,13 @@ from course_lib.transformer.model import Transformer
 from course_lib.transformer.positional import SinusoidalPositionalEncoding
 from course_lib.translation import Batch
 
-__all__ = ["noam_lambda", "stack_experiment", "train_translation"]
+__all__ = [
+    "SortStack",
+    "noam_lambda",
+    "sort_batches",
+    "stack_experiment",
+    "train_translation",
+]
 
 
 def noam_lambda(warmup: int):
@@ -78,20 +84,44 @@ def train_translation(
     )
 
 
-class _SortStack(nn.Module):
-    """Embeddings + positions + a deep stack of encoder layers + a per-position classifier."""
+def sort_batches(
+    steps: int,
+    batch_size: int,
+    length: int,
+    vocab: int,
+    *,
+    seed: int = 0,
+    device: torch.device | str | None = None,
+) -> list[tuple[Tensor, Tensor]]:
+    """The depth experiments' task: ``steps`` batches of random digits x (B, T) in 0 … vocab−1
+    and the same digits sorted, y (B, T): one label per position."""
+    gen = torch.Generator().manual_seed(seed)
+    x = torch.randint(0, vocab, (steps, batch_size, length), generator=gen)
+    return [(xb.to(device), xb.sort(-1).values.to(device)) for xb in x]
+
+
+class SortStack(nn.Module):
+    """Embeddings + sinusoidal positions + a stack of layers + a per-position classifier.
+
+    ``make_layer()`` builds one layer, called ``n_layers`` times; a layer returns
+    (h, anything), as :class:`EncoderLayer` does. ``final_norm`` adds the LayerNorm a
+    pre-LN stack needs at its top. forward(x (B, T), y (B, T)) -> the loss.
+    """
 
     def __init__(
-        self, n_layers: int, norm_first: bool, vocab: int, d_model: int
+        self,
+        make_layer: Callable[[], nn.Module],
+        n_layers: int,
+        vocab: int,
+        d_model: int,
+        *,
+        final_norm: bool,
     ) -> None:
         super().__init__()
         self.embed = nn.Embedding(vocab, d_model)
         self.pos = SinusoidalPositionalEncoding(d_model)
-        self.layers = nn.ModuleList(
-            EncoderLayer(d_model, 4, 4 * d_model, dropout=0.0, norm_first=norm_first)
-            for _ in range(n_layers)
-        )
-        self.norm = nn.LayerNorm(d_model) if norm_first else nn.Identity()
+        self.layers = nn.ModuleList(make_layer() for _ in range(n_layers))
+        self.norm = nn.LayerNorm(d_model) if final_norm else nn.Identity()
         self.out = nn.Linear(d_model, vocab)
 
     def forward(self, x: Tensor, y: Tensor) -> Tensor:
@@ -120,11 +150,17 @@ def stack_experiment(
     Returns {"loss": per step, "grad_norm": global norm per step, "layer_grad":
     the gradient norm of each layer's parameters at the first step (bottom to top)}.
     """
-    gen = torch.Generator().manual_seed(seed)
     torch.manual_seed(seed)
-    model = _SortStack(n_layers, norm_first, vocab, d_model).to(device)
-    x = torch.randint(0, vocab, (steps, batch_size, length), generator=gen)
-    batches = [(xb.to(device), xb.sort(-1).values.to(device)) for xb in x]
+    model = SortStack(
+        lambda: EncoderLayer(
+            d_model, 4, 4 * d_model, dropout=0.0, norm_first=norm_first
+        ),
+        n_layers,
+        vocab,
+        d_model,
+        final_norm=norm_first,
+    ).to(device)
+    batches = sort_batches(steps, batch_size, length, vocab, seed=seed, device=device)
     first = model(*batches[0])
     first.backward()
     layer_grad = [
