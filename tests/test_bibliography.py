@@ -35,3 +35,16 @@ def test_every_citation_names_an_entry():
     }
     assert len(cited) > 20
     assert not cited - set(entries())
+
+
+def test_the_file_parses_with_pybtex_entry_for_entry():
+    """A lost closing brace (easy in a merge) swallows the next entry; pybtex, which the
+    book's sphinxcontrib-bibtex reads the file with, must see every entry on its own."""
+    from pybtex.database import parse_string
+
+    parsed = parse_string(BIB, "bibtex")
+    assert sorted(parsed.entries) == sorted(entries())
+    for key, entry in parsed.entries.items():
+        assert "@" not in entry.fields.get("doi", "") + entry.fields.get("note", ""), (
+            key
+        )
