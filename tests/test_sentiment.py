@@ -66,3 +66,24 @@ def test_both_learn_a_toy_task(cls):
     assert accuracy(m, data(0)) == 1.0
     with pytest.raises(ValueError, match="epochs"):
         train_classifier(m, data, epochs=0, lr=1e-3)
+
+
+def test_averaged_vectors_start_from_pretrained_rows_and_freeze():
+    torch.manual_seed(0)
+    table = torch.randn(len(WORDS), 4)
+    frozen = AveragedVectors(len(WORDS), 4, vectors=table, freeze=True)
+    tuned = AveragedVectors(len(WORDS), 4, vectors=table)
+    assert torch.equal(frozen.embed.weight, table)
+    assert not frozen.embed.weight.requires_grad and tuned.embed.weight.requires_grad
+
+    def data(epoch):
+        return labelled_batches(PAIRS, encode, batch_size=4, pad_id=0, seed=epoch)
+
+    for m in (frozen, tuned):
+        train_classifier(m, data, epochs=3, lr=1e-2)
+    assert torch.equal(frozen.embed.weight, table)  # only W and b learnt
+    assert not torch.equal(tuned.embed.weight, table)
+    with pytest.raises(ValueError, match="vocab_size, d_embed"):
+        AveragedVectors(len(WORDS), 5, vectors=table)
+    with pytest.raises(ValueError, match="freeze"):
+        AveragedVectors(len(WORDS), 4, freeze=True)
