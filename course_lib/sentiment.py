@@ -94,16 +94,37 @@ def labelled_batches(
 
 
 class AveragedVectors(nn.Module):
-    """softmax(W · mean_t e_{w_t} + b): the bag-of-vectors sentence classifier."""
+    """softmax(W · mean_t e_{w_t} + b): the bag-of-vectors sentence classifier.
+
+    ``vectors`` (vocab_size, d_embed) starts the embedding table from pretrained word
+    vectors (Chapter 2's transfer experiment) instead of N(0, 1); ``freeze=True`` keeps
+    them fixed, so that only W and b learn.
+    """
 
     def __init__(
         self, vocab_size: int, d_embed: int, n_classes: int = 2, *, pad_id: int = 0,
-        dropout: float = 0.0, device: torch.device | str | None = None,
+        dropout: float = 0.0, vectors: Tensor | None = None, freeze: bool = False,
+        device: torch.device | str | None = None,
     ) -> None:  # fmt: skip
         super().__init__()
         self.embed = nn.Embedding(
             vocab_size, d_embed, padding_idx=pad_id, device=device
         )
+        if vectors is not None:
+            if not isinstance(vectors, Tensor) or vectors.shape != (
+                vocab_size,
+                d_embed,
+            ):
+                got = tuple(vectors.shape) if isinstance(vectors, Tensor) else vectors
+                raise ValueError(
+                    f"vectors must be ({vocab_size}, {d_embed}) = (vocab_size, "
+                    f"d_embed); got {got!r}"
+                )
+            with torch.no_grad():
+                self.embed.weight.copy_(vectors)  # (V, D)
+        elif freeze:
+            raise ValueError("freeze=True needs pretrained vectors to keep fixed")
+        self.embed.weight.requires_grad_(not freeze)
         self.dropout = nn.Dropout(dropout)
         self.out = nn.Linear(d_embed, n_classes, device=device)
 

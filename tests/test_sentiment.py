@@ -92,3 +92,24 @@ def test_has_negation_reads_ptb_tokens():
     assert has_negation("never again") and has_negation("no fun")
     assert not has_negation("nothing is notable here")
     assert not has_negation("a good film")
+
+
+def test_averaged_vectors_start_from_pretrained_rows_and_freeze():
+    torch.manual_seed(0)
+    table = torch.randn(len(WORDS), 4)
+    frozen = AveragedVectors(len(WORDS), 4, vectors=table, freeze=True)
+    tuned = AveragedVectors(len(WORDS), 4, vectors=table)
+    assert torch.equal(frozen.embed.weight, table)
+    assert not frozen.embed.weight.requires_grad and tuned.embed.weight.requires_grad
+
+    def data(epoch):
+        return labelled_batches(PAIRS, encode, batch_size=4, pad_id=0, seed=epoch)
+
+    for m in (frozen, tuned):
+        train_classifier(m, data, epochs=3, lr=1e-2)
+    assert torch.equal(frozen.embed.weight, table)  # only W and b learnt
+    assert not torch.equal(tuned.embed.weight, table)
+    with pytest.raises(ValueError, match="vocab_size, d_embed"):
+        AveragedVectors(len(WORDS), 5, vectors=table)
+    with pytest.raises(ValueError, match="freeze"):
+        AveragedVectors(len(WORDS), 4, freeze=True)

@@ -5,7 +5,8 @@ evaluation on a real task. Here the task is UD English EWT's UPOS tags, and the 
 lecture 3's window classifier (``course_lib.window_classifier``): the vectors of the 2w + 1
 words around a word are concatenated, ŷ = softmax(U f(W x + b) + c). The embedding table is
 the word vectors under test and stays **frozen**, so only W, b, U, c learn and the accuracy
-measures what the vectors carry. Words are lower-cased (the WikiText-2 vectors are);
+measures what the vectors carry; ``freeze=False`` fine-tunes it with the rest (the vectors
+as transfer learning, against a random start). Words are lower-cased (the WikiText-2 vectors are);
 a word the vectors lack maps to a zero ``<unk>`` row, and the rate of such words is reported.
 
 Shape letters: N windows, B batch, K = 2w + 1, V vocabulary, D vector width.
@@ -30,14 +31,14 @@ from course_lib.window_classifier import (
     make_windows,
 )
 
-__all__ = ["TaggingResult", "frozen_vector_tagger"]
+__all__ = ["TaggingResult", "embedding_table", "vector_tagger"]
 
 SPECIALS = ("<unk>", PAD)
 
 
 @dataclass
 class TaggingResult:
-    """Dev accuracy of a frozen-vector tagger, the share of dev words without a vector
+    """Dev accuracy of a word-vector tagger, the share of dev words without a vector
     (``oov_rate``), the mean training loss of each epoch and the trained model."""
 
     accuracy: float
@@ -54,12 +55,35 @@ def _lowercased(sentences: Sequence[Any]) -> list[tuple[list[str], list[str]]]:
     return out
 
 
-def frozen_vector_tagger(
+def embedding_table(
+    E: Tensor, vocab: Any, words: Sequence[str]
+) -> tuple[Tensor, Tensor]:
+    """A downstream task's embedding table from pretrained vectors (transfer). Chapter 2.
+
+    E: (V, D) word vectors with ``vocab`` mapping a word to its row; ``words``: the task's
+    own vocabulary, in its id order (N words). Row n is E's row for ``words[n]``, or zeros
+    when E has no vector for it. Returns the table (N, D), float32, and ``found`` (N,) bool.
+    """
+    if not isinstance(E, Tensor) or E.dim() != 2:
+        raise ValueError(
+            f"E must be a (V, D) matrix of word vectors, got {describe(E)}"
+        )
+    found = torch.tensor([w in vocab for w in words], dtype=torch.bool)  # (N,)
+    rows = [int(vocab[w]) for w, ok in zip(words, found.tolist()) if ok]
+    if rows and max(rows) >= len(E):
+        raise ValueError(f"vocab has rows up to {max(rows)} but E has {len(E)}")
+    table = torch.zeros(len(words), E.size(1), dtype=torch.float32)  # (N, D)
+    table[found] = E.detach().float().cpu()[torch.tensor(rows, dtype=torch.long)]
+    return table, found  # (N, D), (N,)
+
+
+def vector_tagger(
     E: Tensor,
     vocab: Any,
     train: Sequence[Any],
     dev: Sequence[Any],
     *,
+    freeze: bool = True,
     window: int = 2,
     hidden: int = 100,
     epochs: int = 2,
@@ -68,13 +92,14 @@ def frozen_vector_tagger(
     seed: int = 0,
     device: Device = None,
 ) -> TaggingResult:
-    r"""Train lecture 3's window classifier on frozen vectors E; score UPOS accuracy on dev.
+    r"""Train lecture 3's window classifier on word vectors E; score UPOS accuracy on dev.
 
     E: (V, D) word vectors; vocab: word -> row of E (a ``Vocab`` or a dict), lower-cased words.
     train, dev: sentences with ``.words`` and ``.upos`` (``data.ewt(split)``) or (words, tags)
     pairs. The embedding table is E plus a zero row for ``<unk>`` and one for ``<pad>``, and
-    is not trained; W, b, U, c are trained with Adam (lr) for ``epochs`` passes of minibatches
-    of ``batch_size`` windows of ±``window`` words. Deterministic for a given seed and device.
+    is not trained (``freeze=False``: it is, with the rest); W, b, U, c are trained with
+    Adam (lr) for ``epochs`` passes of minibatches of ``batch_size`` windows of ±``window``
+    words. Deterministic for a given seed and device.
     Returns a ``TaggingResult``.
     """
     if not isinstance(E, Tensor) or E.dim() != 2:
@@ -104,10 +129,11 @@ def frozen_vector_tagger(
     params = init_params(cfg, seed=seed)
     params["E"] = table
     model = TorchWindowClassifier(cfg, params, device=dev_)
-    model.E.requires_grad_(False)  # frozen: the vectors are what is being evaluated
+    model.E.requires_grad_(not freeze)  # frozen: the vectors are what is evaluated
     x, y = make_windows(_lowercased(train), word_vocab, tag_vocab, window, device=dev_)
     gen = torch.Generator().manual_seed(seed)
-    optimizer = torch.optim.Adam([model.W, model.b, model.U, model.c], lr=lr)
+    trained = [model.W, model.b, model.U, model.c] + ([] if freeze else [model.E])
+    optimizer = torch.optim.Adam(trained, lr=lr)
     epoch_loss = []
     for _ in range(epochs):
         order = torch.randperm(len(x), generator=gen).to(dev_)  # (N,)

@@ -8,6 +8,11 @@ not fix the window: nothing outside the n-1 words is seen, and each position has
 own block of W, so what is learnt about a word at one position is not shared with the
 others. The RNN removes both limits.
 
+*Sequence Models* (week 2, "learning word embeddings") trains the same model for its
+embeddings rather than its predictions, and lists other contexts to predict a target word
+from: the last 4 words, 4 words on each side, the last word, or one nearby word (the
+skip-gram idea). :func:`context_windows` builds each of them (Chapter 1).
+
 Shape legend: B batch, W = n-1 window, E embedding width, H hidden width, V vocabulary,
 M positions.
 """
@@ -26,7 +31,12 @@ from course_lib.training import evaluating
 
 @dataclass(frozen=True)
 class FixedWindowConfig:
-    """Sizes of a :class:`FixedWindowLM`: V, the window n-1, E, H, the output layer."""
+    """Sizes of a :class:`FixedWindowLM`: V, the window n-1, E, H, the output layer.
+
+    ``embed_std``: the initial embeddings' standard deviation (None: ``nn.Embedding``'s
+    N(0, 1)); a small one, such as 0.01, lets them move far from their random start in a
+    short run, which matters when the embeddings are what the model is trained for.
+    """
 
     vocab_size: int
     window: int = 4
@@ -34,6 +44,7 @@ class FixedWindowConfig:
     d_hidden: int = 128
     dropout: float = 0.0
     cutoffs: tuple[int, ...] | None = None
+    embed_std: float | None = None
 
 
 class FixedWindowLM(nn.Module):
@@ -47,6 +58,8 @@ class FixedWindowLM(nn.Module):
             raise ValueError(f"window must be >= 1, got {config.window}")
         self.config = config
         self.embed = nn.Embedding(config.vocab_size, config.d_embed, device=device)
+        if config.embed_std is not None:
+            nn.init.normal_(self.embed.weight, std=config.embed_std)
         self.W = nn.Linear(
             config.window * config.d_embed, config.d_hidden, device=device
         )
@@ -94,6 +107,48 @@ def make_windows(ids: Tensor, window: int, pad_id: int) -> tuple[Tensor, Tensor]
         raise ValueError(f"ids must be a non-empty 1-D stream, got {tuple(ids.shape)}")
     padded = torch.cat([ids.new_full((window,), pad_id), ids])  # (M + W,)
     x = padded.unfold(0, window, 1)[:-1]  # (M, W)
+    return x, ids  # (M, W), (M,)
+
+
+CONTEXT_KINDS = ("left", "both", "nearby")
+
+
+def _check_context(kind: str, n: int, reach: int) -> None:
+    if kind not in CONTEXT_KINDS:
+        raise ValueError(f"kind must be one of {CONTEXT_KINDS}, got {kind!r}")
+    for name, value in (("n", n), ("reach", reach)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+
+
+def context_windows(
+    ids: Tensor, kind: str, n: int, *, pad_id: int, reach: int = 5, seed: int = 0
+) -> tuple[Tensor, Tensor]:
+    """The context of every target word of a stream (M,), for *Sequence Models*' choices.
+
+    ``kind="left"``: the last n words (``make_windows``; n = 4 or 1 in the lecture);
+    ``"both"``: n words on the left, then n on the right (W = 2n); ``"nearby"``: n words
+    each drawn at a uniform offset in -reach..-1, 1..reach (seeded; n = 1 is skip-gram's
+    context, seen from the target). Positions past either end of the stream hold
+    ``pad_id``. Returns the contexts (M, W) and the targets (M,). Chapter 1.
+    """
+    _check_context(kind, n, reach)
+    ids = torch.as_tensor(ids, dtype=torch.long)  # (M,)
+    if kind == "left":
+        return make_windows(ids, n, pad_id)  # (M, n), (M,)
+    if ids.dim() != 1 or ids.numel() == 0:
+        raise ValueError(f"ids must be a non-empty 1-D stream, got {tuple(ids.shape)}")
+    M = ids.numel()
+    if kind == "both":
+        offsets = torch.cat([torch.arange(-n, 0), torch.arange(1, n + 1)])  # (2n,)
+        offsets = offsets.expand(M, -1)  # (M, 2n)
+    else:
+        g = torch.Generator().manual_seed(seed)
+        draw = torch.randint(0, 2 * reach, (M, n), generator=g)  # (M, n)
+        offsets = draw - reach + (draw >= reach).long()  # (M, n) in ±1..reach
+    pos = torch.arange(M)[:, None] + offsets  # (M, W)
+    inside = (pos >= 0) & (pos < M)  # (M, W)
+    x = ids[pos.clamp(0, M - 1)].masked_fill(~inside, pad_id)  # (M, W)
     return x, ids  # (M, W), (M,)
 
 
