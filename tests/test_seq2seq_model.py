@@ -15,6 +15,7 @@ from course_lib.seq2seq import (
     sequence_log_prob,
     summarise_errors,
     teacher_forced,
+    token_log_probs,
 )
 from course_lib.translation import SPECIALS, encode_batch, translate, translate_ids
 
@@ -158,3 +159,74 @@ def test_seq2seq_takes_a_device(attention):
     torch.manual_seed(0)
     a, b = Seq2Seq(cfg), Seq2Seq(cfg, device="cpu")
     assert a.state_dict().keys() == b.state_dict().keys()
+
+
+def test_every_scorer_trains_in_the_model_with_a_narrower_encoder():
+    """d_encoder = d_hidden / 2 makes h_i as wide as s: the dot score fits, and all four
+    scorers share every other weight's shape (the chapter trains them side by side)."""
+    src, lens = _batch()
+    tgt = torch.randint(0, V_TGT, (src.size(0), 5))
+    shapes = {}
+    for kind in ["dot", "multiplicative", "low_rank", "additive"]:
+        torch.manual_seed(0)
+        cfg = Seq2SeqConfig(
+            V_SRC, V_TGT, d_emb=5, d_hidden=8, d_encoder=4, attention=kind, d_attn=3
+        )
+        model = Seq2Seq(cfg).double()
+        logits, w = model(src, lens, tgt[:, :-1])
+        assert logits.shape == (6, 4, V_TGT) and w.shape == (6, 4, src.size(1))
+        torch.testing.assert_close(w.sum(-1), torch.ones(6, 4, dtype=torch.float64))
+        loss = seq2seq_loss(model, (src, lens, tgt))
+        loss.backward()
+        assert all(p.grad is not None for p in model.parameters() if p.dim() > 1)
+        shapes[kind] = {
+            n: p.shape
+            for n, p in model.named_parameters()
+            if not n.startswith("scorer")
+        }
+        n_scorer = sum(p.numel() for p in model.scorer.parameters())
+        want = {
+            "dot": 0,
+            "multiplicative": 8 * 8,
+            "low_rank": 3 * 16,
+            "additive": 3 * 17,
+        }
+        assert n_scorer == want[kind]
+    assert len({tuple(s.items()) for s in shapes.values()}) == 1
+
+
+def test_d_encoder_defaults_to_d_hidden_and_bad_values_are_rejected():
+    torch.manual_seed(0)
+    a = Seq2Seq(Seq2SeqConfig(9, 6, d_emb=4, d_hidden=6))
+    torch.manual_seed(0)
+    b = Seq2Seq(Seq2SeqConfig(9, 6, d_emb=4, d_hidden=6, d_encoder=6))
+    for (n, p), (_, q) in zip(a.named_parameters(), b.named_parameters(), strict=True):
+        torch.testing.assert_close(p, q, msg=n)
+    assert a.encoder.hidden_size == 6
+    with pytest.raises(ValueError, match="d_encoder must be a positive int"):
+        Seq2Seq(Seq2SeqConfig(9, 6, d_encoder=0))
+    with pytest.raises(ValueError, match="d_query == d_key"):
+        Seq2Seq(Seq2SeqConfig(9, 6, d_hidden=8, attention="dot"))
+
+
+def test_token_log_probs_are_the_decoder_steps_and_sum_to_log_p():
+    """Each term equals model.step's log-probability of that token (the decoding
+    protocol, one step at a time); the terms sum to sequence_log_prob."""
+    model = _model()
+    src, lens = _batch(3, 3)
+    targets, finished = [[4, 5, 4], [5], [4, 4, 5, 5]], [True, False, True]
+    terms = token_log_probs(model, src, lens, targets, finished=finished)
+    total = sequence_log_prob(model, src, lens, targets, finished=finished)
+    for b, (t, f) in enumerate(zip(targets, finished, strict=True)):
+        assert terms[b].shape == (len(t) + int(f),)
+        assert float(terms[b].sum()) == pytest.approx(float(total[b]), abs=1e-12)
+        state = model.start(src[b : b + 1], lens[b : b + 1])
+        y, want = torch.tensor([2]), []
+        for token in [*t, EOS] if f else t:
+            with torch.no_grad():
+                log_p, state = model.step(y, state)  # (1, V)
+            want.append(float(log_p[0, token]))
+            y = torch.tensor([token])
+        torch.testing.assert_close(terms[b], torch.tensor(want, dtype=torch.float64))
+    with pytest.raises(ValueError, match="one target per source"):
+        token_log_probs(model, src, lens, targets[:2])

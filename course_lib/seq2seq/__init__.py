@@ -2,8 +2,9 @@
 
 ``bleu`` (BLEU, sacrebleu-equal), ``ibm_model1`` (alignment by EM), ``pooling``
 (Nadaraya-Watson attention pooling), ``attention`` (scoring functions, masked softmax),
-``model`` (BiLSTM encoder, attentive LSTM decoder, fixed-context variant; decoded by
-:mod:`course_lib.decoding`), ``scoring`` (log P(y|x) and attention of given outputs),
+``attention_cost`` (time and memory as T_x · T_y grows), ``model`` (BiLSTM encoder,
+attentive LSTM decoder, fixed-context variant; decoded by :mod:`course_lib.decoding`),
+``scoring`` (log P(y|x) and attention of given outputs),
 ``train`` (the loss, the loop), ``error_analysis`` (search or model error? quality by source
 length), ``corpus`` (Tatoeba and Multi30k splits). Batching and translation are shared with
 Chapter 8 in :mod:`course_lib.translation`.
@@ -18,6 +19,7 @@ from course_lib.seq2seq.attention import (
     make_scorer,
     masked_softmax,
 )
+from course_lib.seq2seq.attention_cost import AttentionCost, attention_cost
 from course_lib.seq2seq.bleu import (
     BleuStats,
     bleu_stats,
@@ -41,11 +43,16 @@ from course_lib.seq2seq.pooling import (
     nadaraya_watson,
     train_kernel_width,
 )
-from course_lib.seq2seq.scoring import sequence_log_prob, teacher_forced
+from course_lib.seq2seq.scoring import (
+    sequence_log_prob,
+    teacher_forced,
+    token_log_probs,
+)
 from course_lib.seq2seq.train import seq2seq_loss, train_seq2seq
 
 __all__ = [
     "AdditiveScore",
+    "AttentionCost",
     "BeamError",
     "BleuStats",
     "DecodeState",
@@ -59,6 +66,7 @@ __all__ = [
     "Seq2SeqConfig",
     "TranslationSplits",
     "attend",
+    "attention_cost",
     "average_pooling",
     "beam_error_analysis",
     "bleu_by_source_length",
@@ -75,6 +83,7 @@ __all__ = [
     "sequence_log_prob",
     "summarise_errors",
     "teacher_forced",
+    "token_log_probs",
     "tatoeba_splits",
     "train_ibm_model1",
     "train_kernel_width",

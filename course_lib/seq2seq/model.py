@@ -10,7 +10,10 @@ h_i = [→h_i; ←h_i]. The decoder starts from s_0 = W_s [→h_S; ←h_1] and a
 
 Without attention (``attention=None``) c_t is the same fixed vector at every step, the final
 encoder states [→h_S; ←h_1]: the whole sentence squeezed into one vector (the bottleneck).
-Shape letters: B batch, S source length, T target length, E embedding, H hidden, V vocabulary.
+The encoder's width per direction is ``d_encoder`` (default: the decoder's ``d_hidden``); the
+dot score sᵀh_i needs h_i as wide as s, i.e. ``d_encoder = d_hidden / 2``.
+Shape letters: B batch, S source length, T target length, E embedding, H decoder hidden,
+H_e encoder hidden per direction, C = 2·H_e the width of h_i and c_t, V vocabulary.
 The LSTMs are ``torch.nn``'s (Chapter 6 builds the same cells from scratch).
 """
 
@@ -32,7 +35,9 @@ __all__ = ["DecodeState", "Encoded", "Seq2Seq", "Seq2SeqConfig"]
 @dataclass(frozen=True)
 class Seq2SeqConfig:
     """The whole model's sizes. ``attention``: dot | multiplicative | low_rank | additive,
-    or None for the fixed-context encoder-decoder. ``d_attn``: additive width or low rank."""
+    or None for the fixed-context encoder-decoder. ``d_attn``: additive width or low rank.
+    ``d_encoder``: the encoder LSTM's width per direction (None: ``d_hidden``), so the
+    encoder states h_i have 2·d_encoder entries; the dot score needs 2·d_encoder = d_hidden."""
 
     src_vocab_size: int
     tgt_vocab_size: int
@@ -44,15 +49,16 @@ class Seq2SeqConfig:
     pad_id: int = 0
     bos_id: int = 2
     eos_id: int = 3
+    d_encoder: int | None = None
 
 
 class Encoded(NamedTuple):
     """What the encoder hands the decoder, one row per sentence (or per beam)."""
 
-    memory: Tensor  # (B, S, 2H) the encoder states h_i
+    memory: Tensor  # (B, S, C) the encoder states h_i
     projected: Tensor | None  # (B, S, *) the scorer's key projection of h_i
     mask: Tensor  # (B, S) True on real source positions
-    summary: Tensor  # (B, 2H) [→h_S; ←h_1]
+    summary: Tensor  # (B, C) [→h_S; ←h_1]
     state: tuple[Tensor, Tensor]  # (B, H) each: the decoder's initial (s_0, m_0)
 
 
@@ -82,19 +88,24 @@ class Seq2Seq(nn.Module):
             )
         c = self.config = config
         h = c.d_hidden
+        if c.d_encoder is not None and (
+            not isinstance(c.d_encoder, int) or c.d_encoder < 1
+        ):
+            raise ValueError(f"d_encoder must be a positive int; got {c.d_encoder!r}")
+        he = h if c.d_encoder is None else c.d_encoder  # encoder width per direction
         dev = dict(device=device)
         pad = dict(padding_idx=c.pad_id, **dev)
         self.src_embed = nn.Embedding(c.src_vocab_size, c.d_emb, **pad)
         self.tgt_embed = nn.Embedding(c.tgt_vocab_size, c.d_emb, **pad)
-        self.encoder = nn.LSTM(c.d_emb, h, batch_first=True, bidirectional=True, **dev)
-        self.init_h = nn.Linear(2 * h, h, **dev)
-        self.init_c = nn.Linear(2 * h, h, **dev)
+        self.encoder = nn.LSTM(c.d_emb, he, batch_first=True, bidirectional=True, **dev)
+        self.init_h = nn.Linear(2 * he, h, **dev)
+        self.init_c = nn.Linear(2 * he, h, **dev)
         self.scorer = (
             None if c.attention is None
-            else make_scorer(c.attention, h, 2 * h, d_attn=c.d_attn, **dev)
+            else make_scorer(c.attention, h, 2 * he, d_attn=c.d_attn, **dev)
         )  # fmt: skip
-        self.decoder = nn.LSTMCell(c.d_emb + 2 * h, h, **dev)
-        self.combine = nn.Linear(3 * h, h, bias=False, **dev)
+        self.decoder = nn.LSTMCell(c.d_emb + 2 * he, h, **dev)
+        self.combine = nn.Linear(h + 2 * he, h, bias=False, **dev)
         self.out = nn.Linear(h, c.tgt_vocab_size, **dev)
         self.drop = nn.Dropout(c.dropout)
 
@@ -116,16 +127,16 @@ class Seq2Seq(nn.Module):
         packed = pack_padded_sequence(
             emb, src_lens.cpu(), batch_first=True, enforce_sorted=False
         )
-        out, (h_n, c_n) = self.encoder(packed)  # h_n, c_n: (2, B, H)
+        out, (h_n, c_n) = self.encoder(packed)  # h_n, c_n: (2, B, H_e)
         memory, _ = pad_packed_sequence(out, batch_first=True, total_length=src.size(1))
-        # memory: (B, S, 2H)
+        # memory: (B, S, C)
         mask = (
             torch.arange(src.size(1), device=src.device)
             < src_lens.to(src.device)[:, None]
         )
         # mask: (B, S)
-        summary = torch.cat([h_n[0], h_n[1]], dim=-1)  # (B, 2H) [→h_S; ←h_1]
-        cells = torch.cat([c_n[0], c_n[1]], dim=-1)  # (B, 2H)
+        summary = torch.cat([h_n[0], h_n[1]], dim=-1)  # (B, C) [→h_S; ←h_1]
+        cells = torch.cat([c_n[0], c_n[1]], dim=-1)  # (B, C)
         state = (self.init_h(summary), self.init_c(cells))  # (B, H) each
         projected = None if self.scorer is None else self.scorer.project_keys(memory)
         return Encoded(memory, projected, mask, summary, state)
@@ -140,12 +151,12 @@ class Seq2Seq(nn.Module):
         """
         s_prev, _ = state
         if self.scorer is None:
-            context, weights = enc.summary, None  # (B, 2H): the same every step
+            context, weights = enc.summary, None  # (B, C): the same every step
         else:
             context, weights = attend(
                 self.scorer, s_prev, enc.memory, enc.mask, enc.projected
-            )  # (B, 2H), (B, S)
-        x = torch.cat([self.drop(self.tgt_embed(y_prev)), context], dim=-1)  # (B, E+2H)
+            )  # (B, C), (B, S)
+        x = torch.cat([self.drop(self.tgt_embed(y_prev)), context], dim=-1)  # (B, E+C)
         s, m = self.decoder(x, state)  # (B, H) each
         o = torch.tanh(self.combine(torch.cat([s, context], dim=-1)))  # (B, H)
         return self.out(self.drop(o)), (s, m), weights  # (B, V)

@@ -6,6 +6,8 @@ hypothesis (the attention explorer), feed the output to the decoder with teacher
 
     log P(y | x) = Σ_t log P(y_t | y_<t, x),     α_t = the attention weights at step t
 
+(a sum of logs: the product of the probabilities underflows on long outputs).
+
 Shape letters: B outputs, S source length, T output length (with <eos> when finished).
 """
 
@@ -19,7 +21,7 @@ from torch import Tensor
 from course_lib.seq2seq.model import Seq2Seq
 from course_lib.training import evaluating
 
-__all__ = ["sequence_log_prob", "teacher_forced"]
+__all__ = ["sequence_log_prob", "teacher_forced", "token_log_probs"]
 
 
 def _targets(model: Seq2Seq, targets, finished, device) -> tuple[Tensor, Tensor]:
@@ -41,6 +43,19 @@ def _targets(model: Seq2Seq, targets, finished, device) -> tuple[Tensor, Tensor]
     return torch.cat([bos, y_out[:, :-1]], dim=1), y_out, lens  # (B, T) each
 
 
+def _forced(model: Seq2Seq, src: Tensor, src_lens: Tensor, targets, finished):
+    """Teacher forcing of given outputs: log P(y_t | y_<t, x) (B, T) float64, 0 past each
+    output's end, its lengths (B,) and the attention (B, T, S) (None without)."""
+    if len(targets) != src.size(0):
+        raise ValueError(f"need one target per source: {src.size(0)} vs {len(targets)}")
+    y_in, y_out, lens = _targets(model, targets, finished, src.device)
+    with evaluating(model):
+        logits, weights = model(src, src_lens, y_in)  # (B, T, V), (B, T, S)
+    logp = logits.log_softmax(-1).double().gather(2, y_out[:, :, None]).squeeze(2)
+    real = torch.arange(y_out.size(1), device=src.device)[None, :] < lens[:, None]
+    return logp * real, lens, weights  # (B, T), (B,), (B, T, S)
+
+
 @torch.no_grad()
 def teacher_forced(
     model: Seq2Seq,
@@ -55,14 +70,8 @@ def teacher_forced(
     targets: B token-id lists (no <bos>/<eos>); ``finished[b]`` (default True) adds <eos>,
     as a finished hypothesis has it. The attention is None for a model without attention.
     """
-    if len(targets) != src.size(0):
-        raise ValueError(f"need one target per source: {src.size(0)} vs {len(targets)}")
-    y_in, y_out, lens = _targets(model, targets, finished, src.device)
-    with evaluating(model):
-        logits, weights = model(src, src_lens, y_in)  # (B, T, V), (B, T, S)
-    logp = logits.log_softmax(-1).double().gather(2, y_out[:, :, None]).squeeze(2)
-    real = torch.arange(y_out.size(1), device=src.device)[None, :] < lens[:, None]
-    log_prob = (logp * real).sum(1)  # (B,)
+    logp, lens, weights = _forced(model, src, src_lens, targets, finished)
+    log_prob = logp.sum(1)  # (B,)
     if weights is None:
         return log_prob, [None] * len(targets)
     maps = [
@@ -70,6 +79,24 @@ def teacher_forced(
         for b in range(len(targets))
     ]  # (T_b, S_b) each
     return log_prob, maps
+
+
+@torch.no_grad()
+def token_log_probs(
+    model: Seq2Seq,
+    src: Tensor,
+    src_lens: Tensor,
+    targets: Sequence[Sequence[int]],
+    *,
+    finished: Sequence[bool] | None = None,
+) -> list[Tensor]:
+    """log P(y_t | y_<t, x) of every token of given outputs: B tensors (T_b,) float64.
+
+    The terms whose sum is log P(y | x) (the beam's score before normalising); <eos> is
+    the last term of a finished output. targets and finished as for :func:`teacher_forced`.
+    """
+    logp, lens, _ = _forced(model, src, src_lens, targets, finished)
+    return [logp[b, : int(lens[b])].cpu() for b in range(len(targets))]
 
 
 def sequence_log_prob(
