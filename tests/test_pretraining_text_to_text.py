@@ -9,6 +9,7 @@ from course_lib.pretraining import (
     GPT,
     IGNORE,
     GPTConfig,
+    continuations,
     encode_pairs,
     exact_match,
     pair_loss,
@@ -55,3 +56,8 @@ def test_tune_learns_a_copy_task():
     assert hist.exact_match[-1] == 1.0
     batch = encode_pairs(pairs, encode, sep=">", eos_id=EOS, pad_id=PAD)
     assert pair_loss(gpt, batch).item() < 0.1
+    # the decoded outputs, in input order, are what exact match compares
+    outs = continuations(gpt, [x for x, _ in pairs], encode, decode, **kw)
+    assert outs == [y for _, y in pairs]
+    with pytest.raises(ValueError, match="empty"):
+        exact_match(gpt, [], encode, decode, **kw)

@@ -44,6 +44,7 @@ from course_lib.pretraining.span_corruption import (
 from course_lib.pretraining.text_to_text import (
     PairBatch,
     TuneHistory,
+    continuations,
     encode_pairs,
     exact_match,
     pair_loss,
@@ -68,6 +69,7 @@ __all__ = [
     "TrainConfig",
     "TuneHistory",
     "causal_lm_objective",
+    "continuations",
     "encode_pairs",
     "eval_blocks",
     "exact_match",

@@ -7,7 +7,8 @@ counts only the output tokens,
     J(θ) = -Σ_{t ≥ |prompt|} log P_θ(w_{t+1} | w_{≤t}),
 
 so the same loss trains full fine-tuning, prefix tuning and a head-only baseline. Exact
-match decodes greedily after the prompt (:func:`course_lib.decoding.greedy_decode`).
+match decodes greedily after the prompt (:func:`course_lib.decoding.greedy_decode`), the
+same decoding for every method (:func:`continuations` gives the decoded outputs).
 
 Shape legend: B batch, T length, V vocabulary.
 """
@@ -29,6 +30,7 @@ from course_lib.training import evaluating
 __all__ = [
     "PairBatch",
     "TuneHistory",
+    "continuations",
     "encode_pairs",
     "exact_match",
     "pair_loss",
@@ -79,6 +81,33 @@ def pair_loss(model: nn.Module, batch: PairBatch) -> Tensor:
 
 
 @torch.no_grad()
+def continuations(
+    model: nn.Module,
+    inputs: Sequence[str],
+    encode: Encode,
+    decode: Callable[[list[int]], str],
+    *,
+    sep: str,
+    eos_id: int,
+    max_len: int = 16,
+    device: torch.device | str | None = None,
+) -> list[str]:
+    """The greedy continuation of ``x + sep`` for every input x, decoded, in the order of
+    ``inputs`` (prompts of the same length are decoded as one batch)."""
+    by_length: dict[int, list[tuple[int, list[int]]]] = {}
+    for i, x in enumerate(inputs):
+        ids = encode(x + sep)
+        by_length.setdefault(len(ids), []).append((i, ids))
+    outputs = [""] * len(inputs)
+    with evaluating(model):
+        for group in by_length.values():
+            prompt = torch.tensor([ids for _, ids in group], device=device)  # (B, P)
+            hyps = greedy_decode(model, prompt, eos=eos_id, max_len=max_len)
+            for (i, _), h in zip(group, hyps, strict=True):
+                outputs[i] = decode(h.tokens)
+    return outputs
+
+
 def exact_match(
     model: nn.Module,
     pairs: Sequence[tuple[str, str]],
@@ -91,17 +120,15 @@ def exact_match(
     device: torch.device | str | None = None,
 ) -> float:
     """Share of pairs whose greedy continuation of ``x + sep`` decodes to exactly y."""
-    by_length: dict[int, list[tuple[list[int], str]]] = {}
-    for x, y in pairs:
-        ids = encode(x + sep)
-        by_length.setdefault(len(ids), []).append((ids, y))
-    right = 0
-    with evaluating(model):
-        for group in by_length.values():
-            prompt = torch.tensor([ids for ids, _ in group], device=device)  # (B, P)
-            hyps = greedy_decode(model, prompt, eos=eos_id, max_len=max_len)
-            right += sum(decode(h.tokens) == y for h, (_, y) in zip(hyps, group))
-    return right / len(pairs)
+    if not pairs:
+        raise ValueError("pairs is empty: nothing to score")
+    outputs = continuations(
+        model, [x for x, _ in pairs], encode, decode, sep=sep, eos_id=eos_id,
+        max_len=max_len, device=device,
+    )  # fmt: skip
+    return sum(out == y for out, (_, y) in zip(outputs, pairs, strict=True)) / len(
+        pairs
+    )
 
 
 @dataclass
