@@ -24,6 +24,7 @@ from torch import Tensor, nn
 
 from course_lib.pretraining.gpt import (
     at_least_float32,
+    check_sizes,
     check_tokens,
     embeddings_and_blocks,
 )
@@ -49,14 +50,7 @@ class EncoderConfig:
     fast: bool = False
 
     def __post_init__(self) -> None:
-        for name in ("vocab_size", "d_model", "n_heads", "d_ff", "n_layers", "max_len"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be an int >= 1; got {value!r}")
-        if self.d_model % self.n_heads:
-            raise ValueError(
-                f"d_model must be divisible by n_heads; got {self.d_model}, {self.n_heads}"
-            )
+        check_sizes(self)
 
 
 class Encoder(nn.Module):

@@ -41,10 +41,23 @@ __all__ = [
     "GPTOutput",
     "GPTState",
     "at_least_float32",
+    "check_sizes",
     "check_tokens",
 ]
 
 Cache = list[KV]
+
+
+def check_sizes(config) -> None:
+    """The sizes a GPT or an encoder config needs: positive ints, d_model divisible by n_heads."""
+    for name in ("vocab_size", "d_model", "n_heads", "d_ff", "n_layers", "max_len"):
+        value = getattr(config, name)
+        if not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be an int >= 1; got {value!r}")
+    if config.d_model % config.n_heads:
+        raise ValueError(
+            f"d_model must be divisible by n_heads; got {config.d_model}, {config.n_heads}"
+        )
 
 
 @dataclass(frozen=True)
@@ -62,14 +75,7 @@ class GPTConfig:
     fast: bool = False  # F.scaled_dot_product_attention (the gpu profile's path)
 
     def __post_init__(self) -> None:
-        for name in ("vocab_size", "d_model", "n_heads", "d_ff", "n_layers", "max_len"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be an int >= 1; got {value!r}")
-        if self.d_model % self.n_heads:
-            raise ValueError(
-                f"d_model must be divisible by n_heads; got {self.d_model}, {self.n_heads}"
-            )
+        check_sizes(self)
 
 
 class GPTOutput(NamedTuple):
