@@ -99,6 +99,36 @@ function askForm(className, placeholder, label, action) {
   return { ask, text, go };
 }
 
+// A range input over the steps 0, 1, ... of a stepped view (its max is set when drawn).
+function stepSlider(id, label) {
+  const slider = control(make("input"));
+  slider.type = "range";
+  slider.id = id;
+  slider.min = "0";
+  slider.step = "1";
+  if (label) slider.setAttribute("aria-label", label);
+  return slider;
+}
+
+// The control bar of a stepped explorer: a record picker, first/prev buttons, the step
+// slider, next/last buttons and a live readout of where the view is. labels name the
+// picker, then the five step controls, for screen readers.
+function stepBar(uid, prefix, labels) {
+  const [pickLabel, firstLabel, prevLabel, sliderLabel, nextLabel, lastLabel] = labels;
+  const controls = make("div", `${prefix}-controls`);
+  const pick = control(make("select", `${prefix}-select`));
+  pick.setAttribute("aria-label", pickLabel);
+  const first = button("«", firstLabel);
+  const prev = button("◀", prevLabel);
+  const slider = stepSlider(`${uid}-slider`, sliderLabel);
+  const next = button("▶", nextLabel);
+  const last = button("»", lastLabel);
+  const where = liveRegion("output", `${prefix}-where`);
+  where.htmlFor = slider.id;
+  controls.append(pick, first, prev, slider, next, last, where);
+  return { controls, pick, first, prev, slider, next, last, where };
+}
+
 // Sends the ask form's text to the kernel as the "request" trait (the Python side answers).
 function sendRequests(model, ask, text) {
   ask.addEventListener("submit", (event) => {

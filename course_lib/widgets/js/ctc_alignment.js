@@ -30,11 +30,7 @@ function render({ model, el }) {
   const label = make("label", null, "Frame");
   label.htmlFor = `${uid}-step`;
   const prev = button("◀", "previous frame");
-  const slider = control(make("input"));
-  slider.type = "range";
-  slider.id = `${uid}-step`;
-  slider.min = "0";
-  slider.step = "1";
+  const slider = stepSlider(`${uid}-step`);
   const next = button("▶", "next frame");
   const out = liveRegion("output", "cw-ctc-out");
   controls.append(pick, label, prev, slider, next, out);

@@ -30,11 +30,7 @@ function render({ model, el }) {
   const label = make("label", null, "Matrix");
   label.htmlFor = `${uid}-slider`;
   const prev = button("◀", "previous matrix");
-  const slider = control(make("input"));
-  slider.type = "range";
-  slider.id = `${uid}-slider`;
-  slider.min = "0";
-  slider.step = "1";
+  const slider = stepSlider(`${uid}-slider`);
   const next = button("▶", "next matrix");
   const name = liveRegion("output", "cw-hm-name");
   name.htmlFor = slider.id;

@@ -46,22 +46,9 @@ function render({ model, el }) {
   const uid = uniqueId("cw-ps");
   const root = widgetRoot("cw-ps", CSS);
   const title = make("div", "cw-ps-title");
-  const controls = make("div", "cw-ps-controls");
-  const pick = control(make("select", "cw-ps-select"));
-  pick.setAttribute("aria-label", "sentence");
-  const first = button("«", "first state");
-  const prev = button("◀", "previous state");
-  const slider = control(make("input"));
-  slider.type = "range";
-  slider.min = "0";
-  slider.step = "1";
-  slider.id = `${uid}-slider`;
-  slider.setAttribute("aria-label", "state");
-  const next = button("▶", "next state");
-  const last = button("»", "last state");
-  const where = liveRegion("output", "cw-ps-where");
-  where.htmlFor = slider.id;
-  controls.append(pick, first, prev, slider, next, last, where);
+  const { controls, pick, first, prev, slider, next, last, where } = stepBar(uid, "cw-ps", [
+    "sentence", "first state", "previous state", "state", "next state", "last state",
+  ]);
 
   const stackRow = make("div", "cw-ps-row cw-ps-stack");
   const bufferRow = make("div", "cw-ps-row cw-ps-buffer");

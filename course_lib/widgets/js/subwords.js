@@ -38,22 +38,9 @@ function render({ model, el }) {
   const uid = uniqueId("cw-sw");
   const root = widgetRoot("cw-sw", CSS);
   const title = make("div", "cw-sw-title");
-  const controls = make("div", "cw-sw-controls");
-  const pick = control(make("select", "cw-sw-select"));
-  pick.setAttribute("aria-label", "word");
-  const first = button("«", "characters");
-  const prev = button("◀", "previous merge");
-  const slider = control(make("input"));
-  slider.type = "range";
-  slider.min = "0";
-  slider.step = "1";
-  slider.id = `${uid}-slider`;
-  slider.setAttribute("aria-label", "merge step");
-  const next = button("▶", "next merge");
-  const last = button("»", "final pieces");
-  const where = liveRegion("output", "cw-sw-where");
-  where.htmlFor = slider.id;
-  controls.append(pick, first, prev, slider, next, last, where);
+  const { controls, pick, first, prev, slider, next, last, where } = stepBar(uid, "cw-sw", [
+    "word", "characters", "previous merge", "merge step", "next merge", "final pieces",
+  ]);
 
   const merge = liveRegion("div", "cw-sw-merge");
   const current = make("div", "cw-sw-row cw-sw-current");
