@@ -14,15 +14,16 @@ Shape legend: B batch, D width (units per layer), C classes, L depth.
 
 from __future__ import annotations
 
-import contextlib
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import Tensor
+
+from course_lib.runtime import one_thread
 
 __all__ = [
     "MLP_ACTIVATIONS",
@@ -84,18 +85,6 @@ def gradient_stats(
     return GradientStats(tuple(names), tuple(norms), tuple(quantiles), levels)
 
 
-@contextlib.contextmanager
-def _one_thread() -> Iterator[None]:
-    """Run torch on one thread: (B, D) @ (D, D) with D = 64 gains nothing from more, and on a
-    busy 2-core machine the threads' hand-offs can make each product 1000× slower."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(threads)
-
-
 def mlp_gradient_flow(
     depth: int,
     activation: str = "tanh",
@@ -149,7 +138,7 @@ def mlp_gradient_flow(
     ]  # L × (D, D)
     f = getattr(torch, activation)
     hs, h = [], x
-    with torch.enable_grad(), _one_thread():
+    with torch.enable_grad(), one_thread():
         for W in Ws:
             u = F.layer_norm(h, (width,)) if layernorm else h  # (B, D)
             a = f(u @ W.T)  # (B, D)  (b_l = 0 adds nothing to the gradients of W)

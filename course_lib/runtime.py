@@ -10,8 +10,10 @@ A notebook states its sizes once::
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
+from collections.abc import Iterator
 from typing import Any, TypeVar
 
 import numpy as np
@@ -87,3 +89,20 @@ def progress_bar(iterable: Any = None, **kwargs: Any) -> Any:
     if quiet:
         kwargs["disable"] = True
     return tqdm(iterable, **kwargs)
+
+
+@contextlib.contextmanager
+def one_thread(device: torch.device | str | None = None) -> Iterator[None]:
+    """torch on one CPU thread inside the block (``device`` None or a CPU), then as before.
+
+    Small matrix products (recurrent steps, (B, D) @ (D, D) with D = 64) gain nothing from
+    more threads, and on a busy 2-core machine the threads' hand-offs can make each product
+    many times slower.
+    """
+    before = torch.get_num_threads()
+    if device is None or torch.device(device).type == "cpu":
+        torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)

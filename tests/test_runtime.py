@@ -45,3 +45,22 @@ def test_seed_everything_repeats():
     assert a[0] == b[0] and a[1] == b[1] and torch.equal(a[2], b[2])
     with pytest.raises(ValueError):
         runtime.seed_everything(-1)
+
+
+def test_one_thread_sets_one_cpu_thread_and_restores_the_count():
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        with runtime.one_thread():
+            assert torch.get_num_threads() == 1
+        with runtime.one_thread("cpu"):
+            assert torch.get_num_threads() == 1
+        with runtime.one_thread(
+            "cuda"
+        ):  # the GPU's work: the CPU threads are left alone
+            assert torch.get_num_threads() == 2
+        with pytest.raises(RuntimeError), runtime.one_thread():
+            raise RuntimeError("restored even so")
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)

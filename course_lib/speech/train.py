@@ -11,18 +11,18 @@ Shape legend: B batch, T frames, M mel bands, Y output steps, C classes.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from course_lib.runtime import one_thread
 from course_lib.speech.ctc import ctc_loss
 from course_lib.speech.features import log_mel
 from course_lib.speech.models import conv_output_lengths
-from course_lib.training import History, fit
+from course_lib.training import History, evaluating, fit
 
 __all__ = [
     "classify",
@@ -38,30 +38,6 @@ __all__ = [
     "trigger_probabilities",
     "windowed_probabilities",
 ]
-
-
-@contextmanager
-def evaluating(model: nn.Module) -> Iterator[nn.Module]:
-    """Eval mode inside the block, the previous mode after it."""
-    was = model.training
-    model.eval()
-    try:
-        yield model
-    finally:
-        model.train(was)
-
-
-@contextmanager
-def _one_thread(device) -> Iterator[None]:
-    """One CPU thread inside the block: the recurrent steps are small matrix products, and
-    two threads on a busy 2-core machine ran the digit classifier many times slower."""
-    before = torch.get_num_threads()
-    if device is None or torch.device(device).type == "cpu":
-        torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 def featurize(audios: Sequence[np.ndarray], *, n_mels: int = 40) -> list[Tensor]:
@@ -115,11 +91,11 @@ def _fit_one_cycle(
     model, batches, loss, *, lr, epochs, steps_per_epoch, device, progress, desc
 ) -> History:
     """``fit`` with Adam and a one-cycle schedule (warm up to ``lr``, then anneal) over
-    all steps, gradients clipped at 5, on one CPU thread (see :func:`_one_thread`)."""
+    all steps, gradients clipped at 5, on one CPU thread (``runtime.one_thread``)."""
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     steps = epochs * steps_per_epoch
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=steps)
-    with _one_thread(device):
+    with one_thread(device):
         return fit(
             model, batches, optimizer=opt, epochs=epochs, loss_fn=loss, clip_norm=5.0,
             scheduler=sched, device=device, progress=progress, desc=desc,

@@ -34,10 +34,10 @@ from course_lib.gradient_flow import (
     MLP_ACTIVATIONS,
     QUANTILES,
     GradientStats,
-    _one_thread,
     gradient_stats,
     mlp_gradient_flow,
 )
+from course_lib.runtime import one_thread
 from course_lib.widgets.base import CourseWidget, js_path, to_jsonable
 
 __all__ = [
@@ -325,7 +325,7 @@ def mlp_gradient_flow_explorer(
         "layernorm": [False, True],
     }
     states = {}
-    with _one_thread():  # one thread for the whole grid (see _one_thread)
+    with one_thread():  # one thread for the whole grid (see one_thread)
         for d, act, s, res, ln in itertools.product(*controls.values()):
             grads = mlp_gradient_flow(
                 d,

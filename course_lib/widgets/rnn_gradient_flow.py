@@ -16,12 +16,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from course_lib.gradient_flow import _one_thread, gradient_stats
+from course_lib.gradient_flow import gradient_stats
 from course_lib.rnn.gradient_through_time import (
     random_rnn_gradients,
     trained_rnn_gradients,
 )
 from course_lib.rnn.long_range import LongRangeClassifier
+from course_lib.runtime import one_thread
 from course_lib.widgets.gradient_flow import GradientFlowExplorer
 
 __all__ = ["CELL_LABELS", "RNN_INITS", "rnn_gradient_flow_explorer"]
@@ -65,7 +66,7 @@ def rnn_gradient_flow_explorer(
     options = list(inits) + ([TRAINED] if trained is not None else [])
     labels = [CELL_LABELS.get(c, c) for c in cells]
     states = {}
-    with _one_thread():
+    with one_thread():
         for kind, label in zip(cells, labels):
             for T in lengths:
                 for init in options:
