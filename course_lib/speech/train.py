@@ -88,12 +88,15 @@ def length_batches(lengths: Sequence[int], batch_size: int, seed: int | None = N
 
 
 def _fit_one_cycle(
-    model, batches, loss, *, lr, epochs, steps_per_epoch, device, progress, desc
-) -> History:
-    """``fit`` with Adam and a one-cycle schedule (warm up to ``lr``, then anneal) over
-    all steps, gradients clipped at 5, on one CPU thread (``runtime.one_thread``)."""
+    model, frames, targets, make, loss, *, lr, epochs, batch_size, seed, augment, device,
+    progress, desc,
+) -> History:  # fmt: skip
+    """``fit`` on :func:`_epochs`' batches with Adam and a one-cycle schedule (warm up to
+    ``lr``, then anneal) over all steps, gradients clipped at 5, on one CPU thread
+    (``runtime.one_thread``)."""
+    batches = _epochs(frames, targets, batch_size, seed, make, augment)
     opt = torch.optim.Adam(model.parameters(), lr=lr)
-    steps = epochs * steps_per_epoch
+    steps = epochs * -(-len(frames) // batch_size)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=steps)
     with one_thread(device):
         return fit(
@@ -142,18 +145,10 @@ def train_digit_classifier(
         x, lengths, y = batch
         return F.cross_entropy(m(x, lengths), y)
 
-    batches = _epochs(frames, digits, batch_size, seed, make, augment)
     return _fit_one_cycle(
-        model,
-        batches,
-        loss,
-        lr=lr,
-        epochs=epochs,
-        steps_per_epoch=-(-len(frames) // batch_size),
-        device=device,
-        progress=progress,
-        desc="digits",
-    )
+        model, frames, digits, make, loss, lr=lr, epochs=epochs, batch_size=batch_size,
+        seed=seed, augment=augment, device=device, progress=progress, desc="digits",
+    )  # fmt: skip
 
 
 @torch.no_grad()
@@ -196,18 +191,10 @@ def train_ctc(
         log_probs, out_lengths = m(x, lengths)  # (B, Y, C)
         return ctc_loss(log_probs, targets, out_lengths, target_lengths)
 
-    batches = _epochs(frames, labels, batch_size, seed, make, augment)
     return _fit_one_cycle(
-        model,
-        batches,
-        loss,
-        lr=lr,
-        epochs=epochs,
-        steps_per_epoch=-(-len(frames) // batch_size),
-        device=device,
-        progress=progress,
-        desc="ctc",
-    )
+        model, frames, labels, make, loss, lr=lr, epochs=epochs, batch_size=batch_size,
+        seed=seed, augment=augment, device=device, progress=progress, desc="ctc",
+    )  # fmt: skip
 
 
 @torch.no_grad()
@@ -246,18 +233,10 @@ def train_trigger(
         x, y = batch
         return F.binary_cross_entropy_with_logits(m(x), y)
 
-    batches = _epochs(frames, labels, batch_size, seed, make, False)
     return _fit_one_cycle(
-        model,
-        batches,
-        loss,
-        lr=lr,
-        epochs=epochs,
-        steps_per_epoch=-(-len(frames) // batch_size),
-        device=device,
-        progress=progress,
-        desc="trigger",
-    )
+        model, frames, labels, make, loss, lr=lr, epochs=epochs, batch_size=batch_size,
+        seed=seed, augment=False, device=device, progress=progress, desc="trigger",
+    )  # fmt: skip
 
 
 @torch.no_grad()
