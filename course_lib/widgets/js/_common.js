@@ -129,6 +129,19 @@ function stepBar(uid, prefix, labels) {
   return { controls, pick, first, prev, slider, next, last, where };
 }
 
+// Redraws a stepped explorer's header from the model: whether a kernel is there, the title
+// (also the widget's accessible name, else fallback), the picker's records and the error.
+function drawHeader(model, { root, title, pick, error }, names, fallback) {
+  root.setAttribute("data-kernel", model.get("_kernel") === false ? "false" : "true");
+  title.textContent = model.get("title") || "";
+  title.hidden = !title.textContent;
+  root.setAttribute("aria-label", title.textContent || fallback);
+  fillOptions(pick, names);
+  pick.value = String(model.get("index") | 0);
+  pick.hidden = names.length <= 1;
+  error.textContent = model.get("error") || "";
+}
+
 // Sends the ask form's text to the kernel as the "request" trait (the Python side answers).
 function sendRequests(model, ask, text) {
   ask.addEventListener("submit", (event) => {

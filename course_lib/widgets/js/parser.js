@@ -182,15 +182,8 @@ function render({ model, el }) {
   }
 
   function build() {
-    const all = model.get("sentences") || [];
-    root.setAttribute("data-kernel", model.get("_kernel") === false ? "false" : "true");
-    title.textContent = model.get("title") || "";
-    title.hidden = !title.textContent;
-    root.setAttribute("aria-label", title.textContent || "parser state");
-    fillOptions(pick, all.map((r) => r.name));
-    pick.value = String(model.get("index") | 0);
-    pick.hidden = all.length <= 1;
-    error.textContent = model.get("error") || "";
+    const names = (model.get("sentences") || []).map((r) => r.name);
+    drawHeader(model, { root, title, pick, error }, names, "parser state");
     paint();
   }
 

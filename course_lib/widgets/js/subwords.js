@@ -110,15 +110,8 @@ function render({ model, el }) {
   }
 
   function build() {
-    const all = model.get("items") || [];
-    root.setAttribute("data-kernel", model.get("_kernel") === false ? "false" : "true");
-    title.textContent = model.get("title") || "";
-    title.hidden = !title.textContent;
-    root.setAttribute("aria-label", title.textContent || "subword explorer");
-    fillOptions(pick, all.map((it) => it.name));
-    pick.value = String(model.get("index") | 0);
-    pick.hidden = all.length <= 1;
-    error.textContent = model.get("error") || "";
+    const names = (model.get("items") || []).map((it) => it.name);
+    drawHeader(model, { root, title, pick, error }, names, "subword explorer");
     paint();
   }
 
