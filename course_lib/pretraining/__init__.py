@@ -3,6 +3,7 @@
 gpt (decoder-only, KV cache, decoded by :mod:`course_lib.decoding`), causal_lm (blocks,
 perplexity per token and per word), masked_lm (BERT's 15 % / 80-10-10), encoder (BERT-style
 encoder, classification head), span_corruption (T5), prefix (prefix tuning, head-only),
+induction (does a model copy from its context: the repeated-random-tokens test),
 text_to_text ("input -> output" tasks for a LM), distributed (the torchrun-ready loop,
 checkpoints), launch (its command line). Built from :mod:`course_lib.transformer`'s layers.
 """
@@ -23,6 +24,7 @@ from course_lib.pretraining.distributed import (
 )
 from course_lib.pretraining.encoder import Encoder, EncoderConfig, SequenceClassifier
 from course_lib.pretraining.gpt import GPT, GPTBlock, GPTConfig, GPTOutput, GPTState
+from course_lib.pretraining.induction import CopyLosses, copy_losses, repeated_tokens
 from course_lib.pretraining.masked_lm import (
     IGNORE,
     MaskedBatch,
@@ -54,6 +56,7 @@ from course_lib.pretraining.text_to_text import (
 __all__ = [
     "GPT",
     "IGNORE",
+    "CopyLosses",
     "Encoder",
     "EncoderConfig",
     "GPTBlock",
@@ -70,6 +73,7 @@ __all__ = [
     "TuneHistory",
     "causal_lm_objective",
     "continuations",
+    "copy_losses",
     "encode_pairs",
     "eval_blocks",
     "exact_match",
@@ -84,6 +88,7 @@ __all__ = [
     "random_blocks",
     "random_spans_noise_mask",
     "rebuild",
+    "repeated_tokens",
     "save_checkpoint",
     "score_stream",
     "span_corrupt",
