@@ -3,6 +3,9 @@
 Each step is the loop of the lectures: forward, loss, backward, (clip), update. The loop moves every
 tensor of a batch to ``device``, shows a ``tqdm`` progress bar, and returns a
 :class:`History` that a chapter plots with ``course_lib.viz.training_curves``.
+:func:`decay_factor` gives the factor of a decaying learning-rate schedule (for ``LambdaLR``)
+and :class:`ParameterAverage` a moving average of the weights to evaluate with
+(``fit(..., on_step=average.update)``).
 """
 
 from __future__ import annotations
