@@ -3,6 +3,9 @@
 Each step is the loop of the lectures: forward, loss, backward, (clip), update. The loop moves every
 tensor of a batch to ``device``, shows a ``tqdm`` progress bar, and returns a
 :class:`History` that a chapter plots with ``course_lib.viz.training_curves``.
+:func:`decay_factor` gives the factor of a decaying learning-rate schedule (for ``LambdaLR``)
+and :class:`ParameterAverage` a moving average of the weights to evaluate with
+(``fit(..., on_step=average.update)``).
 """
 
 from __future__ import annotations
@@ -117,6 +120,7 @@ def fit(
     valid: Iterable[Batch] | Callable[[], Iterable[Batch]] | None = None,
     device: torch.device | str | None = None,
     scheduler: Any | None = None,
+    on_step: Callable[[], None] | None = None,
     progress: bool = True,
     desc: str = "train",
 ) -> History:
@@ -131,6 +135,8 @@ def fit(
             after the first epoch, since the second would silently see no data.
         loss_fn: ``(model, batch) -> scalar loss``; by default the model returns its own loss.
         valid: batches for a validation loss after every epoch.
+        scheduler: stepped after every update (a learning-rate schedule).
+        on_step: called after every update, e.g. ``ParameterAverage(model).update``.
     """
     if epochs < 1:
         raise ValueError(f"epochs must be >= 1, got {epochs}")
@@ -172,6 +178,8 @@ def fit(
             optimizer.step()
             if scheduler is not None:
                 scheduler.step()
+            if on_step is not None:
+                on_step()
             value = loss.item()
             history.step_loss.append(value)
             history.grad_norm.append(float(norm))
@@ -190,3 +198,77 @@ def fit(
             )
     history.seconds = time.perf_counter() - start
     return history
+
+
+SCHEDULES = ("constant", "linear", "cosine")
+
+
+def decay_factor(schedule: str, step: int, total_steps: int) -> float:
+    r"""The learning rate's factor after ``step`` of ``total_steps`` updates, 1 at step 0.
+
+    "constant": 1; "linear": 1 − s/S, to 0 at the end; "cosine": ½(1 + cos(πs/S))
+    (Loshchilov & Hutter, 2017, eq. 5 with η_min = 0 and no restart). Steps past S give 0.
+    Use it as ``LambdaLR(opt, lambda s: decay_factor(name, s, S))``.
+    """
+    if schedule not in SCHEDULES:
+        raise ValueError(f"schedule must be one of {SCHEDULES}, got {schedule!r}")
+    if total_steps < 1:
+        raise ValueError(f"total_steps must be >= 1, got {total_steps}")
+    if step < 0:
+        raise ValueError(f"step must be >= 0, got {step}")
+    t = min(step / total_steps, 1.0)
+    if schedule == "linear":
+        return 1.0 - t
+    if schedule == "cosine":
+        return 0.5 * (1.0 + math.cos(math.pi * t))
+    return 1.0
+
+
+class ParameterAverage:
+    r"""An exponential moving average of a model's parameters, to evaluate with.
+
+    After every update t = 1, 2, ...: θ̄ ← β_t θ̄ + (1 − β_t) θ, with β_t = min(β, (1 + t)/(10 + t))
+    so that the first updates are not averaged with the random start (TensorFlow's
+    ``ExponentialMovingAverage`` with ``num_updates``). Averaging the iterates (Polyak &
+    Juditsky, 1992) smooths the noise of the last steps; Weiss et al. (2015) and Andor et al.
+    (2016) evaluate their transition parsers with averaged weights. θ̄ starts as θ.
+    ``with average.swapped_in(model):`` evaluates with θ̄ and puts θ back afterwards.
+    """
+
+    def __init__(self, model: nn.Module, decay: float = 0.999) -> None:
+        if not 0.0 <= decay < 1.0:
+            raise ValueError(f"decay must be in [0, 1), got {decay}")
+        self.model, self.decay, self.updates = model, decay, 0
+        self.averages = [p.detach().clone() for p in model.parameters()]
+
+    def update(self) -> None:
+        """θ̄ ← β_t θ̄ + (1 − β_t) θ after one more update of the model."""
+        self.updates += 1
+        beta = min(self.decay, (1 + self.updates) / (10 + self.updates))
+        with torch.no_grad():
+            for avg, p in zip(self.averages, self.model.parameters()):
+                avg.lerp_(p.detach(), 1.0 - beta)
+
+    def copy_to(self, model: nn.Module | None = None) -> None:
+        """Overwrite the model's parameters with θ̄."""
+        params = list((self.model if model is None else model).parameters())
+        if len(params) != len(self.averages):
+            raise ValueError(
+                f"the model has {len(params)} parameters, the average {len(self.averages)}"
+            )
+        with torch.no_grad():
+            for p, avg in zip(params, self.averages):
+                p.copy_(avg)
+
+    @contextlib.contextmanager
+    def swapped_in(self, model: nn.Module | None = None) -> Iterator[nn.Module]:
+        """Within the block the model's parameters are θ̄; afterwards θ again."""
+        model = self.model if model is None else model
+        saved = [p.detach().clone() for p in model.parameters()]
+        self.copy_to(model)
+        try:
+            yield model
+        finally:
+            with torch.no_grad():
+                for p, old in zip(model.parameters(), saved):
+                    p.copy_(old)

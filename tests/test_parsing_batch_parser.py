@@ -116,6 +116,25 @@ def test_train_parser_keeps_the_epoch_with_the_best_dev_uas(sentences):
         train_parser(sentences, optimizer="sgd")
     with pytest.raises(ValueError, match="word_dropout must be >= 0"):
         train_parser(sentences, word_dropout=-1)
+    with pytest.raises(ValueError, match="lr_schedule must be one of"):
+        train_parser(sentences, lr_schedule="step")
+
+
+def test_train_parser_scores_and_keeps_the_averaged_weights(sentences):
+    dev = sentences[:1]
+    kw = dict(epochs=3, batch_size=64, lr=2e-2, hidden=32, embed_dim=8, dropout=0.0,
+              min_freq=1, lr_schedule="linear", progress=False, seed=0)  # fmt: skip
+    averaged = train_parser(sentences, dev, average=0.9, **kw)
+    uas = [s.uas for s in averaged.dev_scores]
+    assert averaged.best_epoch == uas.index(max(uas)) + 1
+    assert attachment_scores(dev, averaged.parse(dev)).uas == max(uas)
+    # beta = 0 averages nothing: the same weights as no averaging
+    raw = train_parser(sentences, **kw)
+    same = train_parser(sentences, average=0.0, **kw)
+    for p, q in zip(raw.model.parameters(), same.model.parameters()):
+        torch.testing.assert_close(p, q)
+    other = train_parser(sentences, average=0.9, **kw)  # without dev: the average
+    assert not torch.equal(other.model.W1.weight, raw.model.W1.weight)
 
 
 @pytest.mark.parametrize("training", [True, False])

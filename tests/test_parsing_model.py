@@ -53,12 +53,41 @@ def test_dropout_only_in_training_and_paper_init():
     assert model(x[:0]).shape == (0, 9)  # an empty batch is fine
 
 
+def test_embed_dropout_drops_the_concatenated_embeddings():
+    torch.manual_seed(0)
+    config = ParserConfig(**SIZES, embed_dim=4, hidden=6, dropout=0.0)
+    plain = ChenManningParser(config)
+    dropped = ChenManningParser(
+        ParserConfig(**{**config.as_dict(), "embed_dropout": 0.3})
+    )
+    dropped.load_state_dict(plain.state_dict())
+    x = _features(16, torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        dropped.eval()
+        torch.testing.assert_close(dropped(x), plain(x))  # off in eval mode
+        dropped.train()
+        torch.manual_seed(2)
+        out = dropped(x)
+        torch.manual_seed(2)  # the same mask, by hand: x -> dropout(x, 0.3) -> W1
+        e = torch.cat(
+            [
+                plain.word_embed(x[:, :18]).flatten(1),
+                plain.tag_embed(x[:, 18:36]).flatten(1),
+                plain.label_embed(x[:, 36:]).flatten(1),
+            ],
+            dim=1,
+        )
+        z = plain.W1(torch.nn.functional.dropout(e, 0.3, training=True))
+        torch.testing.assert_close(out, plain.W2(z**3))
+
+
 @pytest.mark.parametrize(
     ("change", "match"),
     [
         ({"n_transitions": 8}, r"2L \+ 1 .* L = n_labels - 1 = 4"),
         ({"activation": "tanh"}, r"activation must be one of \('cube', 'relu'\)"),
         ({"dropout": 1.0}, r"dropout must be in \[0, 1\)"),
+        ({"embed_dropout": -0.1}, r"embed_dropout must be in \[0, 1\)"),
         ({"hidden": 0}, r"hidden must be a positive int"),
         ({"init": "zeros"}, r"init must be one of"),
     ],

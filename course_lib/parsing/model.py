@@ -42,7 +42,8 @@ class ParserConfig:
 
     n_words, n_tags, n_labels: embedding-table sizes (labels include <null>);
     n_transitions: 2L + 1; embed_dim d; hidden H; activation "cube" | "relu";
-    dropout on the hidden layer; init: "xavier" | "paper" (see the module docstring).
+    dropout on the hidden layer; embed_dropout on the concatenated embeddings x (0 = none,
+    the paper's setting); init: "xavier" | "paper" (see the module docstring).
     """
 
     n_words: int
@@ -54,6 +55,7 @@ class ParserConfig:
     activation: str = "cube"
     dropout: float = 0.5
     init: str = "xavier"
+    embed_dropout: float = 0.0
 
     def __post_init__(self) -> None:
         for name in (
@@ -79,8 +81,9 @@ class ParserConfig:
             )
         if self.init not in INITS:
             raise ValueError(f"init must be one of {INITS}, got {self.init!r}")
-        if not 0.0 <= self.dropout < 1.0:
-            raise ValueError(f"dropout must be in [0, 1), got {self.dropout}")
+        for name in ("dropout", "embed_dropout"):
+            if not 0.0 <= getattr(self, name) < 1.0:
+                raise ValueError(f"{name} must be in [0, 1), got {getattr(self, name)}")
 
     @classmethod
     def for_vocabs(cls, vocabs, **sizes) -> ParserConfig:
@@ -117,6 +120,7 @@ class ChenManningParser(nn.Module):
         self.W1 = nn.Linear(N_FEATURES * d, config.hidden, **dev)
         self.W2 = nn.Linear(config.hidden, config.n_transitions, bias=False, **dev)
         self.dropout = nn.Dropout(config.dropout)
+        self.embed_dropout = nn.Dropout(config.embed_dropout)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -140,7 +144,8 @@ class ChenManningParser(nn.Module):
         xw = self.word_embed(features[:, :18]).flatten(1)  # (B, 18·d)
         xt = self.tag_embed(features[:, 18:36]).flatten(1)  # (B, 18·d)
         xl = self.label_embed(features[:, 36:]).flatten(1)  # (B, 12·d)
-        z = self.W1(torch.cat([xw, xt, xl], dim=1))  # (B, H)
+        x = self.embed_dropout(torch.cat([xw, xt, xl], dim=1))  # (B, 48·d)
+        z = self.W1(x)  # (B, H)
         h = z.pow(3) if self.config.activation == "cube" else torch.relu(z)  # (B, H)
         return self.W2(self.dropout(h))  # (B, K)
 
