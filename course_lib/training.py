@@ -3,9 +3,9 @@
 Each step is the loop of the lectures: forward, loss, backward, (clip), update. The loop moves every
 tensor of a batch to ``device``, shows a ``tqdm`` progress bar, and returns a
 :class:`History` that a chapter plots with ``course_lib.viz.training_curves``.
-:func:`decay_factor` gives the factor of a decaying learning-rate schedule (for ``LambdaLR``)
-and :class:`ParameterAverage` a moving average of the weights to evaluate with
-(``fit(..., on_step=average.update)``).
+:func:`lr_scheduler` picks one of torch's learning-rate schedulers by name, and
+:func:`weight_average` a torch ``AveragedModel`` to evaluate with
+(``fit(..., on_step=lambda: average.update_parameters(model))``).
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ from typing import Any
 
 import torch
 from torch import Tensor, nn
+from torch.optim.lr_scheduler import CosineAnnealingLR, LinearLR, LRScheduler
+from torch.optim.swa_utils import AveragedModel
 
 from course_lib.runtime import progress_bar
 
@@ -136,7 +138,7 @@ def fit(
         loss_fn: ``(model, batch) -> scalar loss``; by default the model returns its own loss.
         valid: batches for a validation loss after every epoch.
         scheduler: stepped after every update (a learning-rate schedule).
-        on_step: called after every update, e.g. ``ParameterAverage(model).update``.
+        on_step: called after every update, e.g. ``lambda: average.update_parameters(model)``.
     """
     if epochs < 1:
         raise ValueError(f"epochs must be >= 1, got {epochs}")
@@ -203,72 +205,45 @@ def fit(
 SCHEDULES = ("constant", "linear", "cosine")
 
 
-def decay_factor(schedule: str, step: int, total_steps: int) -> float:
-    r"""The learning rate's factor after ``step`` of ``total_steps`` updates, 1 at step 0.
+def lr_scheduler(
+    optimizer: torch.optim.Optimizer, schedule: str, total_steps: int
+) -> LRScheduler | None:
+    r"""torch's scheduler for a learning rate decayed to 0 over ``total_steps`` updates.
 
-    "constant": 1; "linear": 1 − s/S, to 0 at the end; "cosine": ½(1 + cos(πs/S))
-    (Loshchilov & Hutter, 2017, eq. 5 with η_min = 0 and no restart). Steps past S give 0.
-    Use it as ``LambdaLR(opt, lambda s: decay_factor(name, s, S))``.
+    "constant": None (no scheduler); "linear": η_s = η(1 − s/S) (``LinearLR``); "cosine":
+    η_s = ½η(1 + cos(πs/S)) (``CosineAnnealingLR``; Loshchilov & Hutter, 2017, eq. 5 with
+    η_min = 0 and no restart). Step it after every update (``fit(scheduler=...)``).
     """
     if schedule not in SCHEDULES:
         raise ValueError(f"schedule must be one of {SCHEDULES}, got {schedule!r}")
     if total_steps < 1:
         raise ValueError(f"total_steps must be >= 1, got {total_steps}")
-    if step < 0:
-        raise ValueError(f"step must be >= 0, got {step}")
-    t = min(step / total_steps, 1.0)
     if schedule == "linear":
-        return 1.0 - t
+        return LinearLR(optimizer, 1.0, 0.0, total_iters=total_steps)
     if schedule == "cosine":
-        return 0.5 * (1.0 + math.cos(math.pi * t))
-    return 1.0
+        return CosineAnnealingLR(optimizer, T_max=total_steps)
+    return None
 
 
-class ParameterAverage:
-    r"""An exponential moving average of a model's parameters, to evaluate with.
+def weight_average(model: nn.Module, decay: float = 0.999) -> AveragedModel:
+    r"""An exponential moving average of ``model``'s weights, to evaluate with.
 
-    After every update t = 1, 2, ...: θ̄ ← β_t θ̄ + (1 − β_t) θ, with β_t = min(β, (1 + t)/(10 + t))
-    so that the first updates are not averaged with the random start (TensorFlow's
-    ``ExponentialMovingAverage`` with ``num_updates``). Averaging the iterates (Polyak &
-    Juditsky, 1992) smooths the noise of the last steps; Weiss et al. (2015) and Andor et al.
-    (2016) evaluate their transition parsers with averaged weights. θ̄ starts as θ.
-    ``with average.swapped_in(model):`` evaluates with θ̄ and puts θ back afterwards.
+    After every update t = 1, 2, ... (``average.update_parameters(model)``):
+    θ̄ ← β_t θ̄ + (1 − β_t) θ, with β_t = min(β, (1 + t)/(10 + t)) so that the first updates
+    are not averaged with the random start (TensorFlow's ``ExponentialMovingAverage`` with
+    ``num_updates``). Averaging the iterates (Polyak & Juditsky, 1992) smooths the noise of
+    the last steps; Weiss et al. (2015) and Andor et al. (2016) evaluate their transition
+    parsers with averaged weights. θ̄ starts as θ; ``average.module`` is the averaged model.
     """
+    if not 0.0 <= decay < 1.0:
+        raise ValueError(f"decay must be in [0, 1), got {decay}")
 
-    def __init__(self, model: nn.Module, decay: float = 0.999) -> None:
-        if not 0.0 <= decay < 1.0:
-            raise ValueError(f"decay must be in [0, 1), got {decay}")
-        self.model, self.decay, self.updates = model, decay, 0
-        self.averages = [p.detach().clone() for p in model.parameters()]
+    def ema(avg: Tensor, param: Tensor, t: Tensor) -> Tensor:
+        beta = min(decay, (1 + int(t)) / (10 + int(t)))
+        return torch.lerp(avg, param, 1.0 - beta)
 
-    def update(self) -> None:
-        """θ̄ ← β_t θ̄ + (1 − β_t) θ after one more update of the model."""
-        self.updates += 1
-        beta = min(self.decay, (1 + self.updates) / (10 + self.updates))
-        with torch.no_grad():
-            for avg, p in zip(self.averages, self.model.parameters()):
-                avg.lerp_(p.detach(), 1.0 - beta)
-
-    def copy_to(self, model: nn.Module | None = None) -> None:
-        """Overwrite the model's parameters with θ̄."""
-        params = list((self.model if model is None else model).parameters())
-        if len(params) != len(self.averages):
-            raise ValueError(
-                f"the model has {len(params)} parameters, the average {len(self.averages)}"
-            )
-        with torch.no_grad():
-            for p, avg in zip(params, self.averages):
-                p.copy_(avg)
-
-    @contextlib.contextmanager
-    def swapped_in(self, model: nn.Module | None = None) -> Iterator[nn.Module]:
-        """Within the block the model's parameters are θ̄; afterwards θ again."""
-        model = self.model if model is None else model
-        saved = [p.detach().clone() for p in model.parameters()]
-        self.copy_to(model)
-        try:
-            yield model
-        finally:
-            with torch.no_grad():
-                for p, old in zip(model.parameters(), saved):
-                    p.copy_(old)
+    average = AveragedModel(model, avg_fn=ema)
+    average.update_parameters(
+        model
+    )  # the first call copies θ: θ̄ starts as θ, t = 1 next
+    return average

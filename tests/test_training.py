@@ -131,75 +131,72 @@ def test_evaluating_restores_each_mode_even_after_an_exception():
             pass
 
 
-def test_decay_factor_gives_the_expected_learning_rate_per_step():
-    from course_lib.training import decay_factor
+def _lrs(schedule, total, lr=0.2, steps=None):
+    """The optimiser's lr before each update under ``lr_scheduler(schedule, total)``."""
+    from course_lib.training import lr_scheduler
 
-    assert [decay_factor("constant", s, 4) for s in range(5)] == [1.0] * 5
-    assert [decay_factor("linear", s, 4) for s in range(6)] == [
-        1.0, 0.75, 0.5, 0.25, 0.0, 0.0
-    ]  # fmt: skip
-    cosine = [decay_factor("cosine", s, 4) for s in range(5)]
-    expected = [1.0, (1 + 2**-0.5) / 2, 0.5, (1 - 2**-0.5) / 2, 0.0]
-    assert cosine == pytest.approx(expected, abs=1e-12)
-    # as a LambdaLR: the optimiser's lr after each of the steps
-    opt = torch.optim.SGD([nn.Parameter(torch.zeros(1))], lr=0.2)
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda s: decay_factor("linear", s, 4)
-    )
+    opt = torch.optim.SGD([nn.Parameter(torch.zeros(1))], lr=lr)
+    sched = lr_scheduler(opt, schedule, total)
     seen = []
-    for _ in range(4):
-        seen.append(opt.param_groups[0]["lr"])
+    for _ in range(total + 1 if steps is None else steps):
+        seen.append(opt.param_groups[0]["lr"] / lr)
         opt.step()
-        sched.step()
+        if sched is not None:
+            sched.step()
+    return seen
+
+
+def test_lr_scheduler_gives_the_expected_learning_rate_per_step():
+    assert _lrs("constant", 4) == [1.0] * 5
+    assert _lrs("linear", 4) == pytest.approx([1.0, 0.75, 0.5, 0.25, 0.0], abs=1e-12)
+    expected = [1.0, (1 + 2**-0.5) / 2, 0.5, (1 - 2**-0.5) / 2, 0.0]
+    assert _lrs("cosine", 4) == pytest.approx(expected, abs=1e-12)
+    # the optimiser's lr after each of the steps
+    seen = [0.2 * f for f in _lrs("linear", 4, steps=4)]
     assert seen == pytest.approx([0.2, 0.15, 0.1, 0.05])
 
 
-def test_decay_factor_rejects_bad_input():
-    from course_lib.training import decay_factor
+def test_lr_scheduler_rejects_bad_input():
+    from course_lib.training import lr_scheduler
 
+    opt = torch.optim.SGD([nn.Parameter(torch.zeros(1))], lr=0.1)
     with pytest.raises(ValueError, match="schedule must be one of"):
-        decay_factor("step", 0, 4)
+        lr_scheduler(opt, "step", 4)
     with pytest.raises(ValueError, match="total_steps"):
-        decay_factor("linear", 0, 0)
-    with pytest.raises(ValueError, match="step must be"):
-        decay_factor("linear", -1, 4)
+        lr_scheduler(opt, "linear", 0)
 
 
-def test_parameter_average_equals_a_hand_computed_average():
-    from course_lib.training import ParameterAverage
+def test_weight_average_equals_a_hand_computed_average():
+    from course_lib.training import weight_average
 
     torch.manual_seed(0)
     model = nn.Linear(2, 1)
     start = [p.detach().clone() for p in model.parameters()]
-    average = ParameterAverage(model, decay=0.5)
+    average = weight_average(model, decay=0.5)
     snapshots = []
     for k in range(4):  # four "updates": set the weights by hand
         with torch.no_grad():
             for p in model.parameters():
                 p.add_(float(k + 1))
         snapshots.append([p.detach().clone() for p in model.parameters()])
-        average.update()
+        average.update_parameters(model)
     # by hand: beta_t = min(0.5, (1 + t) / (10 + t)) = 2/11, 3/12, 4/13, 5/14
     expected = [s.clone() for s in start]
     for t, snap in enumerate(snapshots, start=1):
         beta = min(0.5, (1 + t) / (10 + t))
         expected = [beta * e + (1 - beta) * s for e, s in zip(expected, snap)]
-    now = [p.detach().clone() for p in model.parameters()]
-    with average.swapped_in() as m:
-        for p, e in zip(m.parameters(), expected):
-            torch.testing.assert_close(p.detach(), e)
-    for p, n in zip(model.parameters(), now):  # the raw weights are back
+    for p, e in zip(average.module.parameters(), expected):
+        torch.testing.assert_close(p.detach(), e)
+    for p, n in zip(model.parameters(), snapshots[-1]):  # the raw weights are untouched
         torch.testing.assert_close(p.detach(), n)
     with pytest.raises(ValueError, match="decay must be"):
-        ParameterAverage(model, decay=1.0)
-    with pytest.raises(ValueError, match="parameters"):
-        average.copy_to(nn.Sequential(nn.Linear(2, 1), nn.Linear(1, 1)))
+        weight_average(model, decay=1.0)
 
 
-def test_parameter_average_matches_torch_averaged_model_with_a_fixed_decay():
+def test_weight_average_past_its_warm_up_is_a_fixed_decay_ema():
     from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
 
-    from course_lib.training import ParameterAverage
+    from course_lib.training import weight_average
 
     torch.manual_seed(0)
     model = nn.Linear(3, 2)
@@ -211,18 +208,16 @@ def test_parameter_average_matches_torch_averaged_model_with_a_fixed_decay():
         loss.backward()
         opt.step()
 
-    step()  # AveragedModel's first update copies the weights: start both there
-    ours = ParameterAverage(model, decay=0.9)
-    ours.updates = 10**6  # past the warm-up: beta_t = 0.9 from the start
+    ours = weight_average(model, decay=0.9)
+    ours.n_averaged.fill_(10**6)  # past the warm-up: beta_t = 0.9 from here on
     ref = AveragedModel(model, multi_avg_fn=get_ema_multi_avg_fn(0.9))
-    ref.update_parameters(model)
+    ref.update_parameters(model)  # the first update copies the weights, as ours did
     for _ in range(5):
         step()
-        ours.update()
+        ours.update_parameters(model)
         ref.update_parameters(model)
-    with ours.swapped_in():
-        for p, q in zip(model.parameters(), ref.module.parameters()):
-            torch.testing.assert_close(p.detach(), q.detach())
+    for p, q in zip(ours.module.parameters(), ref.module.parameters()):
+        torch.testing.assert_close(p.detach(), q.detach())
 
 
 def test_fit_calls_on_step_after_every_update():

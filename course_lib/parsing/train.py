@@ -20,7 +20,6 @@ Shape legend: M examples, F = 48 features.
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import math
 import time
@@ -49,9 +48,9 @@ from course_lib.runtime import device as default_device
 from course_lib.training import (
     SCHEDULES,
     History,
-    ParameterAverage,
-    decay_factor,
     fit,
+    lr_scheduler,
+    weight_average,
 )
 
 __all__ = [
@@ -214,13 +213,6 @@ def _word_dropout(vocabs: ParserVocabs, alpha: float, device: torch.device):
     return drop
 
 
-def _scored_weights(model: nn.Module, averaged: ParameterAverage | None):
-    """The weights dev is scored with: the running average where there is one."""
-    return (
-        averaged.swapped_in(model) if averaged is not None else contextlib.nullcontext()
-    )
-
-
 def train_parser(
     train: Sequence[Any],
     dev: Sequence[Any] | None = None,
@@ -255,9 +247,9 @@ def train_parser(
     word_dropout α: during training each word feature becomes <unk> with probability
     α / (α + count(word)) (Kiperwasser & Goldberg 2016), so rare words teach <unk> too.
     lr_schedule: "constant", or "linear" / "cosine" from lr to 0 over the ``epochs``,
-    updated after every step (``course_lib.training.decay_factor``).
+    updated after every step (``course_lib.training.lr_scheduler``).
     average: β of an exponential moving average of the weights
-    (``course_lib.training.ParameterAverage``; Weiss et al. 2015): dev is scored, and the
+    (``course_lib.training.weight_average``; Weiss et al. 2015): dev is scored, and the
     best epoch kept, with the averaged weights; None trains and scores the raw weights.
     word_vectors: (words, vectors (N, embed_dim)) to start the word embeddings from
     (:func:`load_word_vectors`); None keeps the random initialisation.
@@ -295,11 +287,9 @@ def train_parser(
         coverage = load_word_vectors(model, vocabs, *word_vectors)
     opt_class = torch.optim.Adam if optimizer == "adam" else torch.optim.Adagrad
     opt = opt_class(model.parameters(), lr=lr, weight_decay=weight_decay)
-    total_steps = epochs * math.ceil(len(y) / batch_size)
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda step: decay_factor(lr_schedule, step, total_steps)
-    )
-    averaged = ParameterAverage(model, average) if average is not None else None
+    sched = lr_scheduler(opt, lr_schedule, epochs * math.ceil(len(y) / batch_size))
+    averaged = weight_average(model, average) if average is not None else None
+    scored = averaged.module if averaged is not None else model  # dev is scored with it
     gen = torch.Generator().manual_seed(seed)
     loss = nn.CrossEntropyLoss()
     drop = _word_dropout(vocabs, word_dropout, device)
@@ -314,7 +304,9 @@ def train_parser(
             clip_norm=clip_norm,
             device=device,
             scheduler=sched,
-            on_step=averaged.update if averaged is not None else None,
+            on_step=None
+            if averaged is None
+            else lambda: averaged.update_parameters(model),
             progress=progress,
             desc=f"parser epoch {epoch + 1}/{epochs}",
         )
@@ -323,11 +315,10 @@ def train_parser(
         history.grad_norm += h.grad_norm
         history.seconds += h.seconds
         if dev:
-            with _scored_weights(model, averaged):
-                scores.append(attachment_scores(dev, parse(model, vocabs, dev)))
-                if scores[-1].uas > best:
-                    best, best_epoch = scores[-1].uas, epoch + 1
-                    best_state = copy.deepcopy(model.state_dict())
+            scores.append(attachment_scores(dev, parse(scored, vocabs, dev)))
+            if scores[-1].uas > best:
+                best, best_epoch = scores[-1].uas, epoch + 1
+                best_state = copy.deepcopy(scored.state_dict())
         if time.perf_counter() > deadline:
             break
     if best_state is not None:
@@ -335,6 +326,6 @@ def train_parser(
     else:
         best_epoch = len(history.train_loss)
         if averaged is not None:
-            averaged.copy_to(model)  # keep the averaged weights
+            model.load_state_dict(scored.state_dict())  # keep the averaged weights
     seconds = time.perf_counter() - start
     return TrainedParser(model, vocabs, history, scores, best_epoch, seconds, coverage)
