@@ -15,13 +15,13 @@ ifneq ($(wildcard ../shared/data),)
 COURSE_LIB_DATA ?= $(abspath ../shared/data)
 endif
 export COURSE_LIB_DATA
-export MPLBACKEND := Agg
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: help install book test unit notebooks book-check lint clean
+.PHONY: help install book chapter test unit notebooks book-check lint clean
 
 help:
 	@echo "make book   build the HTML book (profile: COURSE_PROFILE=smoke|cpu|gpu, default gpu with CUDA else cpu)"
+	@echo "make chapter N=09   build one chapter's page (and the book's other pages)"
 	@echo "make test   unit tests, notebooks under nbval (smoke profile) and the book build check"
 
 $(STAMP): requirements.txt pyproject.toml
@@ -41,9 +41,20 @@ book: $(STAMP) _vendor/.done
 	COURSE_WIDGET_MODE=html $(BIN)/jupyter-book build . --all -W -n --keep-going --path-output .
 	@echo "Book: file://$(abspath _build/html/index.html)"
 
+# One chapter's page, with the book's other pages but no other chapter: make chapter N=09
+chapter: $(STAMP) _vendor/.done
+	@test -n "$(N)" || { echo "usage: make chapter N=09"; exit 2; }
+	mkdir -p _build
+	$(BIN)/python tools/chapter_toc.py $(N) > _build/toc-$(N).yml
+	COURSE_WIDGET_MODE=html $(BIN)/jupyter-book build . --toc _build/toc-$(N).yml \
+		--path-output _build/chapter-$(N)
+	@echo "Chapter: file://$(abspath _build/chapter-$(N)/_build/html/notebooks)"
+
 # -n $(JOBS) workers share the cores: one thread each, or torch oversubscribes them (3-10x slower).
+# Unit tests draw with Agg (no display); the book's kernels keep Jupyter's inline backend, so
+# every figure a chapter draws is on its page.
 unit: $(STAMP)
-	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -q -n $(JOBS) --ignore=tests/book
+	MPLBACKEND=Agg OMP_NUM_THREADS=1 $(BIN)/python -m pytest -q -n $(JOBS) --ignore=tests/book
 
 notebooks: $(STAMP)
 	OMP_NUM_THREADS=1 COURSE_PROFILE=smoke $(BIN)/python -m pytest -q --nbval-lax --nbval-current-env \
