@@ -54,8 +54,8 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def record(chapter: str, name: str, value: Any, *, glue: bool = True) -> Any:
-    """Save ``value`` under ``name`` for ``chapter`` and glue it for the prose; returns the value.
+def record(chapter: str, name: str, value: Any, *, glue: bool = True) -> None:
+    """Save ``value`` under ``name`` for ``chapter`` and glue it for the prose.
 
     The glue key is ``<chapter>_<name>`` (``record("ch01", "vocab_size", n)`` is quoted in the
     prose as ``{glue:text}`ch01_vocab_size:,.0f```), unique across the whole book.
@@ -65,7 +65,8 @@ def record(chapter: str, name: str, value: Any, *, glue: bool = True) -> Any:
     each number was obtained.
 
     The JSON file is rewritten atomically (temporary file, then rename), so an interrupted run never
-    leaves half a file behind.
+    leaves half a file behind. Nothing is returned, so a record as the last line of a cell
+    prints nothing on the page (book/writing.md: recording does not print).
     """
     if not chapter or not name or not name.replace("_", "").isalnum():
         raise ValueError(
@@ -95,27 +96,24 @@ def record(chapter: str, name: str, value: Any, *, glue: bool = True) -> Any:
     if glue:
         try:
             from myst_nb import glue as myst_glue
-        except (
-            ImportError
-        ):  # outside the book toolchain (e.g. a bare Colab): nothing to glue into
-            return value
+        except ImportError:  # outside the book toolchain (a bare Colab): no glue
+            return
         myst_glue(f"{chapter}_{name}", plain, display=False)
-    return value
 
 
-def recorder(chapter: str, *, glue: bool = True) -> Callable[..., Any]:
+def recorder(chapter: str, *, glue: bool = True) -> Callable[..., None]:
     """``record`` with the chapter bound: ``ch06 = recorder("ch06"); ch06("uas", 0.91)``.
 
     Returns ``rec(name, value, **kw)``, which calls ``record(chapter, name, value, **kw)``
-    (``glue`` defaults to this function's) and returns the value. The chapter is checked
+    (``glue`` defaults to this function's) and, like it, returns nothing. The chapter is checked
     here, so a typo fails at the top of a notebook rather than at its first number.
     """
     if not isinstance(chapter, str) or not chapter.replace("_", "").isalnum():
         raise ValueError(f"chapter must be a non-empty identifier, got {chapter!r}")
 
-    def rec(name: str, value: Any, **kw: Any) -> Any:
+    def rec(name: str, value: Any, **kw: Any) -> None:
         kw.setdefault("glue", glue)
-        return record(chapter, name, value, **kw)
+        record(chapter, name, value, **kw)
 
     rec.__name__ = rec.__qualname__ = chapter
     rec.__doc__ = f"Record a number of {chapter} and glue it into the prose."

@@ -7,9 +7,10 @@ import torch
 from course_lib import results
 
 
-def test_record_writes_json_and_returns_value(tmp_path, monkeypatch):
+def test_record_writes_json_and_prints_nothing(tmp_path, monkeypatch):
     monkeypatch.setenv("COURSE_RESULTS_DIR", str(tmp_path))
-    assert results.record("ch01", "acc", torch.tensor(0.5), glue=False).item() == 0.5
+    # None: a record as a cell's last line leaves no stray value on the page
+    assert results.record("ch01", "acc", torch.tensor(0.5), glue=False) is None
     results.record("ch01", "table", {"a": np.float32(1.5), "b": [1, 2]}, glue=False)
     data = json.loads((tmp_path / "ch01.json").read_text())
     run = data.pop("_run")
@@ -48,7 +49,7 @@ def test_recorder_binds_the_chapter(tmp_path, monkeypatch):
         results, "record", lambda *a, **kw: calls.append((a, kw)) or a[2]
     )
     ch06 = results.recorder("ch06")
-    assert ch06("speedup", 2.5) == 2.5
+    assert ch06("speedup", 2.5) is None
     ch06("table", [1], glue=False)
     assert calls == [
         (("ch06", "speedup", 2.5), {"glue": True}),
@@ -60,7 +61,7 @@ def test_recorder_binds_the_chapter(tmp_path, monkeypatch):
 def test_recorder_writes_what_record_writes(tmp_path, monkeypatch):
     monkeypatch.setenv("COURSE_RESULTS_DIR", str(tmp_path))
     rec = results.recorder("ch02", glue=False)
-    assert rec("n", np.int64(3)) == 3
+    assert rec("n", np.int64(3)) is None
     assert results.load("ch02") == {"n": 3}
     with pytest.raises(ValueError, match="chapter must be"):
         results.recorder("")
