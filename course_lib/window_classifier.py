@@ -19,6 +19,7 @@ H hidden units, C tags.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -250,7 +251,7 @@ def train_with_engine(
 ) -> History:
     """Plain SGD with the engine: θ ← θ − lr · ∂J/∂θ after each batch (params updated in place).
 
-    Returns a ``training.History`` (per-step and per-epoch loss), as ``fit`` does.
+    Returns a ``training.History`` (per-step and per-epoch loss, wall time), as ``fit`` does.
     """
     if epochs < 1 or not lr > 0:
         raise ValueError(
@@ -258,7 +259,7 @@ def train_with_engine(
         )
     if not batches:
         raise ValueError("batches is empty")
-    history = History()
+    history, start = History(), time.perf_counter()
     for epoch in range(epochs):
         total = 0.0
         bar = progress_bar(
@@ -273,6 +274,7 @@ def train_with_engine(
             history.step_loss.append(loss.item())
             total += loss.item()
         history.train_loss.append(total / len(batches))
+    history.seconds = time.perf_counter() - start
     return history
 
 

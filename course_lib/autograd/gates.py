@@ -52,10 +52,10 @@ def softmax_cross_entropy(logits: Value, targets: Tensor) -> Value:
 
 
 class MultiplyGate:
-    """The lecture's gate as an object: ``forward`` saves its inputs, ``backward`` uses them.
+    """The lecture's multiply gate: ``forward`` keeps its inputs for ``backward``.
 
-    z = x ⊙ y; given the upstream dz = ∂s/∂z, returns (dx, dy) = (dz ⊙ y, dz ⊙ x), each summed
-    back to its input's shape when the inputs were broadcast (lecture 3, "gates").
+    z = x ⊙ y; given the upstream dz = ∂s/∂z, returns (dx, dy) = (dz ⊙ y, dz ⊙ x),
+    each summed back to its input's shape when the inputs were broadcast (lecture 3).
     """
 
     def __init__(self) -> None:
@@ -63,18 +63,26 @@ class MultiplyGate:
         self.y: Tensor | None = None
 
     def forward(self, x: Tensor, y: Tensor) -> Tensor:
-        try:
-            torch.broadcast_shapes(x.shape, y.shape)
-        except RuntimeError:
-            raise ValueError(
-                f"MultiplyGate: shapes {tuple(x.shape)} and {tuple(y.shape)} do not broadcast"
-            ) from None
+        _check_broadcast(x, y)
         self.x, self.y = x, y  # saved for backward
         return x * y
 
     def backward(self, dz: Tensor) -> tuple[Tensor, Tensor]:
-        if self.x is None or self.y is None:
-            raise RuntimeError("MultiplyGate.backward() needs forward() to run first")
+        _check_forward_ran(self)
         dx = _unbroadcast(dz * self.y, tuple(self.x.shape))  # local ∂z/∂x = y
         dy = _unbroadcast(dz * self.x, tuple(self.y.shape))  # local ∂z/∂y = x
         return dx, dy
+
+
+def _check_broadcast(x: Tensor, y: Tensor) -> None:
+    try:
+        torch.broadcast_shapes(x.shape, y.shape)
+    except RuntimeError:
+        raise ValueError(
+            f"MultiplyGate: shapes {tuple(x.shape)} and {tuple(y.shape)} do not broadcast"
+        ) from None
+
+
+def _check_forward_ran(gate: MultiplyGate) -> None:
+    if gate.x is None or gate.y is None:
+        raise RuntimeError("MultiplyGate.backward() needs forward() to run first")

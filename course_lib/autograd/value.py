@@ -130,7 +130,10 @@ class Value:
         return Value._make(a_data * b_data, (self, b), "multiply", backward)
 
     def __matmul__(self, other: Value) -> Value:
-        """z = A B for 1-D or 2-D A (m, k), B (k, n): ∂s/∂A = g Bᵀ, ∂s/∂B = Aᵀ g (lecture 3)."""
+        """z = A B for 1-D or 2-D A (m, k), B (k, n) (lecture 3).
+
+        Local gradients: ∂s/∂A = g Bᵀ and ∂s/∂B = Aᵀ g, g the upstream gradient.
+        """
         b = self._lift(other, "matmul")
         _check_matmul(self.shape, b.shape)
         A = self.data.reshape(-1, self.shape[-1])  # (m, k); a vector is one row
