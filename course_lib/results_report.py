@@ -75,6 +75,16 @@ def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+def anchor(row: dict) -> str:
+    """The anchor cell: the value and its source, a citation or the script that measured it."""
+    value = row.get("published", "none")
+    if row.get("cite"):
+        return f"{value} {{cite:p}}`{row['cite']}`"
+    if row.get("measured"):
+        return f"{value} (measured by `{row['measured']}`)"
+    return value
+
+
 def chapter_table(data: dict[str, Any], rows: list[dict] | None) -> str:
     """The markdown table of one chapter: declared rows, or every scalar it recorded."""
     if rows is None:
@@ -84,18 +94,14 @@ def chapter_table(data: dict[str, Any], rows: list[dict] | None) -> str:
             if isinstance(v, (int, float, str)) and not isinstance(v, bool)
         ]
     lines = [
-        "| result | ours | published anchor | setting of the anchor | target |",
-        "| --- | --- | --- | --- | --- |",
+        "| result | ours | anchor | setting of the anchor |",
+        "| --- | --- | --- | --- |",
     ]
     for row in rows:
         if "key" not in row:
             raise ValueError(f"an anchors row needs a key, got {row!r}")
         ours = format_value(lookup(data, row["key"]), row.get("fmt"))
-        published = row.get("published", "none")
-        if row.get("cite"):
-            published = f"{published} {{cite:p}}`{row['cite']}`"
-        cells = [row.get("label", row["key"]), ours, published, row.get("setting", ""),
-                 row.get("target", "")]  # fmt: skip
+        cells = [row.get("label", row["key"]), ours, anchor(row), row.get("setting", "")]
         lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
     return "\n".join(lines)
 
