@@ -17,10 +17,11 @@ endif
 export COURSE_LIB_DATA
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: help install book chapter test unit notebooks book-check lint clean
+.PHONY: help install book book-all chapter _chapter test unit notebooks book-check lint clean
 
 help:
 	@echo "make book   build the HTML book (profile: COURSE_PROFILE=smoke|cpu|gpu, default gpu with CUDA else cpu)"
+	@echo "make book-all   the same, executing every chapter again"
 	@echo "make chapter N=09   build one chapter's page (and the book's other pages)"
 	@echo "make test   unit tests, notebooks under nbval (smoke profile) and the book build check"
 
@@ -37,18 +38,38 @@ _vendor/.done: $(STAMP) tools/vendor_assets.py
 	$(BIN)/python tools/vendor_assets.py _vendor
 	touch $@
 
+# The book's pages are executed through jupyter-cache, and tools/book_cache.py re-executes a page
+# only when its code, a course_lib module it imports, the profile, the widget mode or the pins
+# changed since the last build (it prints what ran and how long each chapter took).
+BOOK_ARGS ?= --path-output .
+CACHE_ARGS ?=
+BUILD_BOOK = $(BIN)/python tools/book_cache.py stale $(CACHE_ARGS) && \
+	{ $(BIN)/jupyter-book build . -W -n --keep-going $(BOOK_ARGS); status=$$?; \
+	  $(BIN)/python tools/book_cache.py commit $(CACHE_ARGS); exit $$status; }
+book book-all book-check chapter: export COURSE_WIDGET_MODE := html
+book-check: export COURSE_PROFILE := smoke
+
 book: $(STAMP) _vendor/.done
-	COURSE_WIDGET_MODE=html $(BIN)/jupyter-book build . --all -W -n --keep-going --path-output .
+	$(BUILD_BOOK)
 	@echo "Book: file://$(abspath _build/html/index.html)"
+
+# Forget every executed page, then build: every chapter runs again.
+book-all: $(STAMP) _vendor/.done
+	rm -rf _build/.jupyter_cache _build/.book_keys.json
+	$(BUILD_BOOK)
 
 # One chapter's page, with the book's other pages but no other chapter: make chapter N=09
 chapter: $(STAMP) _vendor/.done
 	@test -n "$(N)" || { echo "usage: make chapter N=09"; exit 2; }
 	mkdir -p _build
 	$(BIN)/python tools/chapter_toc.py $(N) > _build/toc-$(N).yml
-	COURSE_WIDGET_MODE=html $(BIN)/jupyter-book build . --toc _build/toc-$(N).yml \
-		--path-output _build/chapter-$(N)
+	$(MAKE) --no-print-directory _chapter N=$(N) \
+		BOOK_ARGS="--toc _build/toc-$(N).yml --path-output _build/chapter-$(N)" \
+		CACHE_ARGS="--toc _build/toc-$(N).yml --out _build/chapter-$(N)"
 	@echo "Chapter: file://$(abspath _build/chapter-$(N)/_build/html/notebooks)"
+
+_chapter:
+	$(BUILD_BOOK)
 
 # -n $(JOBS) workers share the cores: one thread each, or torch oversubscribes them (3-10x slower).
 # Unit tests draw with Agg (no display); the book's kernels keep Jupyter's inline backend, so
@@ -61,7 +82,7 @@ notebooks: $(STAMP)
 		-n $(JOBS) --dist loadfile -p no:randomly notebooks
 
 book-check: $(STAMP) _vendor/.done
-	COURSE_PROFILE=smoke COURSE_WIDGET_MODE=html $(BIN)/jupyter-book build . --all -W -n --keep-going --path-output .
+	$(BUILD_BOOK)
 	$(BIN)/python -m pytest -q tests/book
 
 lint: $(STAMP)

@@ -101,7 +101,12 @@ def chapter_table(data: dict[str, Any], rows: list[dict] | None) -> str:
         if "key" not in row:
             raise ValueError(f"an anchors row needs a key, got {row!r}")
         ours = format_value(lookup(data, row["key"]), row.get("fmt"))
-        cells = [row.get("label", row["key"]), ours, anchor(row), row.get("setting", "")]
+        cells = [
+            row.get("label", row["key"]),
+            ours,
+            anchor(row),
+            row.get("setting", ""),
+        ]
         lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
     return "\n".join(lines)
 

@@ -36,7 +36,10 @@ def test_every_anchor_cites_a_reference_and_every_chapter_is_in_the_toc():
             assert "target" not in row, (chapter, row)  # results and anchors, no goals
             if "published" in row:
                 assert row.get("setting"), (chapter, row)
-                assert (row.get("cite") in keys) != bool(row.get("measured")), (chapter, row)
+                assert (row.get("cite") in keys) != bool(row.get("measured")), (
+                    chapter,
+                    row,
+                )
             if row.get("measured"):  # a number measured for the course: by this script
                 assert (ROOT / row["measured"]).is_file(), (chapter, row)
 

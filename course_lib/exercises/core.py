@@ -6,13 +6,19 @@ exercise's signature), a generator of cases (random inputs drawn from a seeded
 runs the learner's function on every case and reports the first input where it differs from
 the reference, the expected and the received value, what the difference looks like, and a hint.
 A stub that raises ``NotImplementedError`` or returns ``None`` or ``...`` is "not attempted":
-it never fails a notebook run. Chapter modules (``ch01`` ... ) register their exercises.
+it never fails a notebook run. Chapter modules (``ch01`` ... ) register their exercises; a
+chapter's module is imported the first time one of its exercises is asked for, so a chapter
+that checks its own exercises loads only its own references (and the book rebuilds a chapter
+only when a module it uses changes, tools/book_cache.py).
 """
 
 from __future__ import annotations
 
 import copy
 import difflib
+import importlib
+import pkgutil
+import re
 import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -99,8 +105,24 @@ def register(*exercises: Exercise) -> None:
         _REGISTRY[ex.name] = ex
 
 
+def chapters() -> list[str]:
+    """The chapters that have exercises: the ``chNN`` modules of this package, sorted."""
+    from course_lib import exercises
+
+    found = (m.name for m in pkgutil.iter_modules(exercises.__path__))
+    return sorted(n for n in found if re.fullmatch(r"ch\d\d", n))
+
+
+def _load(chapter: str) -> None:
+    """Import ``course_lib.exercises.<chapter>`` (it registers its exercises), once."""
+    if chapter in chapters():
+        importlib.import_module(f"course_lib.exercises.{chapter}")
+
+
 def names(chapter: str | None = None) -> list[str]:
-    """The registered exercise names, sorted; only ``chapter``'s ("ch07") when given."""
+    """The exercise names, sorted; only ``chapter``'s ("ch07") when given."""
+    for c in chapters() if chapter is None else [chapter]:
+        _load(c)
     return sorted(
         n for n in _REGISTRY if chapter is None or n.startswith(chapter + ".")
     )
@@ -112,8 +134,9 @@ def get(name: str) -> Exercise:
         raise TypeError(
             f"an exercise name is a string like 'ch07.brevity_penalty', got {name!r}"
         )
+    _load(name.split(".")[0])
     if name not in _REGISTRY:
-        close = difflib.get_close_matches(name, list(_REGISTRY), n=3, cutoff=0.5)
+        close = difflib.get_close_matches(name, names(), n=3, cutoff=0.5)
         also = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
         raise ValueError(
             f"no exercise called {name!r}{also} (course_lib.exercises.names())"

@@ -3,41 +3,48 @@
 ``base`` holds the pattern (precomputed traits, ``COURSE_WIDGET_MODE`` = live | html, a
 static matplotlib figure beside each widget); each family adds one module here and one
 ``js/<name>.js``. Models never import this package.
+
+The names below are imported from their modules on first use (PEP 562), so that a chapter
+that uses one widget loads that widget's module only: ``from course_lib.widgets import
+HeadView`` imports ``course_lib.widgets.head_view`` and nothing of the attention or speech
+widgets (and tools/book_cache.py, which reads ``_EXPORTS``, rebuilds only that chapter when
+another widget changes).
 """
 
-from course_lib.widgets.attention import (
-    AttentionExplorer,
-    attention_candidate,
-    attention_example,
-)
-from course_lib.widgets.base import CourseWidget, show, to_jsonable, widget_mode
-from course_lib.widgets.ctc_alignment import CTCAlignmentExplorer
-from course_lib.widgets.embedding_explorer import EmbeddingExplorer
-from course_lib.widgets.gradient_flow import (
-    GradientFlowExplorer,
-    mlp_gradient_flow_explorer,
-)
-from course_lib.widgets.head_view import HeadView
-from course_lib.widgets.heatmap import HeatmapExplorer
-from course_lib.widgets.positional import PositionalExplorer
-from course_lib.widgets.subwords import SubwordExplorer
-from course_lib.widgets.trigger_stream import TriggerStreamView
+from __future__ import annotations
 
-__all__ = [
-    "AttentionExplorer",
-    "CTCAlignmentExplorer",
-    "CourseWidget",
-    "EmbeddingExplorer",
-    "GradientFlowExplorer",
-    "HeadView",
-    "HeatmapExplorer",
-    "PositionalExplorer",
-    "SubwordExplorer",
-    "TriggerStreamView",
-    "attention_candidate",
-    "attention_example",
-    "mlp_gradient_flow_explorer",
-    "show",
-    "to_jsonable",
-    "widget_mode",
-]
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "AttentionExplorer": "attention",
+    "attention_candidate": "attention",
+    "attention_example": "attention",
+    "CourseWidget": "base",
+    "show": "base",
+    "to_jsonable": "base",
+    "widget_mode": "base",
+    "CTCAlignmentExplorer": "ctc_alignment",
+    "EmbeddingExplorer": "embedding_explorer",
+    "GradientFlowExplorer": "gradient_flow",
+    "mlp_gradient_flow_explorer": "gradient_flow",
+    "HeadView": "head_view",
+    "HeatmapExplorer": "heatmap",
+    "PositionalExplorer": "positional",
+    "SubwordExplorer": "subwords",
+    "TriggerStreamView": "trigger_stream",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -1,0 +1,322 @@
+"""Re-execute a page of the book only when something it depends on changed.
+
+    python tools/book_cache.py stale     # before `jupyter-book build`: forget what is stale
+    python tools/book_cache.py commit    # after it: remember what was executed; per-page times
+    python tools/book_cache.py stale --out _build/chapter-09 --toc _build/toc-09.yml  # make chapter
+
+The book executes its notebooks through jupyter-cache (``execute_notebooks: cache``), which
+keys a notebook on its code cells only. A chapter also depends on the ``course_lib`` modules it
+imports (followed through their own imports), the run profile, the widget mode, the device
+override and the pins (``requirements.txt``, ``pyproject.toml``); the Results page depends on
+every chapter. ``stale`` computes that key for every page and, for each page whose key differs
+from the one stored by the last ``commit``, removes its executed copy from the cache and touches
+the notebook, so that Sphinx reads it again and myst-nb executes it; every other page keeps its
+cached outputs. ``commit`` stores the key of every page the cache now holds and prints how long
+each chapter took against its budget (5 minutes; Chapter 9, 8).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import hashlib
+import json
+import os
+import re
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = "course_lib"
+PINS = ("requirements.txt", "pyproject.toml")
+ENVIRONMENT = ("COURSE_PROFILE", "COURSE_WIDGET_MODE", "COURSE_DEVICE")
+BUDGET_SECONDS = {"notebooks/09_pretraining": 480}
+DEFAULT_BUDGET = 300
+
+
+class Build:
+    """Where a build keeps its state: ``<out>/_build/`` (``jupyter-book build --path-output``)."""
+
+    def __init__(self, root: Path, out: Path | None = None, toc: Path | None = None):
+        self.root = root
+        self.out = out or root
+        self.toc = toc or root / "_toc.yml"
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.out / "_build" / ".jupyter_cache"
+
+    @property
+    def keys_file(self) -> Path:
+        return self.out / "_build" / ".book_keys.json"
+
+    @property
+    def stale_file(self) -> Path:
+        return self.out / "_build" / ".book_stale.json"
+
+
+def pages(root: Path, toc_file: Path | None = None) -> list[str]:
+    """The notebook pages of the toc ("notebooks/01_word_vectors", "results", ...)."""
+    import yaml
+
+    toc = yaml.safe_load((toc_file or root / "_toc.yml").read_text(encoding="utf-8"))
+    files = [c["file"] for part in toc["parts"] for c in part["chapters"]]
+    return [f for f in files if (root / f"{f}.ipynb").is_file()]
+
+
+def _module_file(root: Path, name: str) -> Path | None:
+    """The file of module ``course_lib.x.y`` (a .py file or a package's __init__.py)."""
+    base = root.joinpath(*name.split("."))
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
+
+
+def _imports(tree: ast.AST, module: str, is_package: bool) -> set[str]:
+    """The ``course_lib`` modules one source imports (``from course_lib import data`` counts
+    the subpackage ``course_lib.data``; relative imports are resolved against ``module``)."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = module.split(".")
+                parts = parts if is_package else parts[:-1]
+                parts = parts[: len(parts) - (node.level - 1)]
+                base = ".".join(parts + ([base] if base else []))
+            found.add(base)
+            found |= {f"{base}.{a.name}" for a in node.names}
+    return {n for n in found if n == PACKAGE or n.startswith(PACKAGE + ".")}
+
+
+def _parse(source: str) -> ast.AST:
+    """Parse a notebook cell or a module; IPython magics (``%pip``) become ``pass``."""
+    lines = [
+        line[: len(line) - len(line.lstrip())] + "pass"
+        if line.lstrip().startswith(("%", "!"))
+        else line
+        for line in source.splitlines()
+    ]
+    return ast.parse("\n".join(lines))
+
+
+def notebook_imports(path: Path) -> set[str]:
+    """The ``course_lib`` modules a notebook's code cells import, and the exercise modules
+    its ``check("chNN.name", ...)`` calls load (``course_lib.exercises`` imports a chapter's
+    references on first use)."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "code":
+            source = "".join(cell["source"])
+            found |= _imports(_parse(source), "__main__", False)
+            for chapter in re.findall(r"""check\(\s*["'](ch\d\d)\.""", source):
+                found.add(f"{PACKAGE}.exercises.{chapter}")
+    return found
+
+
+def module_closure(root: Path, names: Iterable[str]) -> list[Path]:
+    """Every ``course_lib`` file the modules ``names`` load: themselves, their parent
+    packages' ``__init__.py``, what those import, and so on; plus the package data (the
+    widgets' JavaScript, manifests) of every package involved. Sorted, each once."""
+    seen: set[str] = set()
+    todo = list(names)
+    files: set[Path] = set()
+    while todo:
+        name = todo.pop()
+        parts = name.split(".")
+        for i in range(1, len(parts) + 1):  # importing a.b.c runs a and a.b first
+            prefix = ".".join(parts[:i])
+            if prefix in seen:
+                continue
+            seen.add(prefix)
+            path = _module_file(root, prefix)
+            if path is None:  # a name imported from a package: lazily from a submodule?
+                parent = _module_file(root, ".".join(parts[: i - 1]))
+                if parent is not None and parent.name == "__init__.py":
+                    lazy = lazy_exports(parent).get(parts[i - 1])
+                    if lazy:
+                        todo.append(".".join(parts[: i - 1] + [lazy]))
+                continue
+            files.add(path)
+            if path.name == "__init__.py":
+                files |= {
+                    p
+                    for p in path.parent.rglob("*")
+                    if p.is_file()
+                    and p.suffix not in (".py", ".pyc")
+                    and "__pycache__" not in p.parts
+                }
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            todo += sorted(_imports(tree, prefix, path.name == "__init__.py"))
+    return sorted(files)
+
+
+def lazy_exports(init: Path) -> dict[str, str]:
+    """A package's ``_EXPORTS`` table (name -> submodule), read without importing it: the
+    names its ``__getattr__`` imports on first use (PEP 562, as ``course_lib.widgets``)."""
+    for node in ast.parse(init.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and [
+            getattr(t, "id", None) for t in node.targets
+        ] == ["_EXPORTS"]:
+            return ast.literal_eval(node.value)
+    return {}
+
+
+def _digest(chunks: Iterable[bytes]) -> str:
+    h = hashlib.sha256()
+    for chunk in chunks:
+        h.update(hashlib.sha256(chunk).digest())
+    return h.hexdigest()[:16]
+
+
+def environment() -> dict[str, str]:
+    """What a build's outputs depend on beyond the sources: profile, widget mode, device."""
+    env = {name: os.environ.get(name, "") for name in ENVIRONMENT}
+    if not env["COURSE_PROFILE"]:  # the default depends on the machine
+        sys.path.insert(0, str(ROOT))
+        from course_lib.runtime import profile
+
+        env["COURSE_PROFILE"] = profile()
+    return env
+
+
+def page_keys(
+    root: Path, env: dict[str, str], toc: Path | None = None
+) -> dict[str, str]:
+    """The key of every notebook page; the Results page's includes every chapter's."""
+    common = [json.dumps(env, sort_keys=True).encode()]
+    common += [(root / p).read_bytes() for p in PINS if (root / p).is_file()]
+    keys: dict[str, str] = {}
+    for page in pages(root, toc):
+        path = root / f"{page}.ipynb"
+        deps = module_closure(root, notebook_imports(path))
+        chunks = common + [
+            str(p.relative_to(root)).encode() + p.read_bytes() for p in deps
+        ]
+        keys[page] = _digest(chunks)
+    for page in keys:
+        if not page.startswith(
+            "notebooks/"
+        ):  # the Results page reads every chapter's results
+            chapters = [keys[p].encode() for p in keys if p.startswith("notebooks/")]
+            keys[page] = _digest([keys[page].encode(), *chapters])
+    return keys
+
+
+def _cache(build: Build):
+    from jupyter_cache import get_cache
+
+    return get_cache(str(build.cache_dir))
+
+
+def _stored(build: Build) -> dict[str, str]:
+    if build.keys_file.is_file():
+        return json.loads(build.keys_file.read_text(encoding="utf-8"))
+    return {}
+
+
+def _cached(cache, path: Path):
+    """The cache record of the notebook at ``path`` as it is now, or None."""
+    try:
+        return cache.match_cache_file(str(path))
+    except KeyError:
+        return None
+
+
+def stale(build: Build, env: dict[str, str]) -> list[str]:
+    """Forget the executed copy of every page whose key changed; return those pages."""
+    stored, cache = _stored(build), _cache(build)
+    changed = []
+    for page, key in page_keys(build.root, env, build.toc).items():
+        if stored.get(page) == key:
+            continue
+        changed.append(page)
+        path = build.root / f"{page}.ipynb"
+        record = _cached(cache, path)
+        if record is not None:
+            cache.remove_cache(record.pk)
+        path.touch()  # Sphinx reads a page again only when its source is newer
+    return changed
+
+
+def commit(build: Build, env: dict[str, str]) -> dict[str, float | None]:
+    """Store the key of every page whose current notebook the cache holds.
+
+    Returns each page's execution seconds as the cache recorded them (None: not cached, so
+    it failed or was never executed; it will be executed again next time).
+    """
+    cache, stored = _cache(build), _stored(build)
+    seconds: dict[str, float | None] = {}
+    for page, key in page_keys(build.root, env, build.toc).items():
+        record = _cached(cache, build.root / f"{page}.ipynb")
+        if record is None:
+            stored.pop(page, None)
+            seconds[page] = None
+        else:
+            stored[page] = key
+            seconds[page] = record.data.get("execution_seconds")
+    build.keys_file.parent.mkdir(parents=True, exist_ok=True)
+    tmp = build.keys_file.with_suffix(".tmp")
+    tmp.write_text(json.dumps(stored, indent=1, sort_keys=True), encoding="utf-8")
+    tmp.replace(build.keys_file)
+    return seconds
+
+
+def report(seconds: dict[str, float | None], ran: list[str]) -> str:
+    """One line a page: executed this time or taken from the cache, seconds, budget."""
+    lines = []
+    for page, secs in seconds.items():
+        budget = (
+            BUDGET_SECONDS.get(page, DEFAULT_BUDGET)
+            if page.startswith("notebooks/")
+            else None
+        )
+        how = "executed" if page in ran else "cached  "
+        if secs is None:
+            lines.append(f"{page:<36} not executed (failed or not built)")
+            continue
+        over = (
+            "" if budget is None or secs <= budget else f"  OVER its {budget} s budget"
+        )
+        lines.append(f"{page:<36} {how} {secs:7.1f} s{over}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("action", choices=("stale", "commit"))
+    parser.add_argument("--root", default=str(ROOT), help="the book's source folder")
+    parser.add_argument(
+        "--out", help="jupyter-book's --path-output (default: the root)"
+    )
+    parser.add_argument(
+        "--toc", help="the table of contents (default: <root>/_toc.yml)"
+    )
+    args = parser.parse_args(argv)
+    root = Path(args.root).resolve()
+    build = Build(
+        root,
+        Path(args.out).resolve() if args.out else None,
+        Path(args.toc).resolve() if args.toc else None,
+    )
+    env = environment()
+    if args.action == "stale":
+        changed = stale(build, env)
+        build.stale_file.parent.mkdir(parents=True, exist_ok=True)
+        build.stale_file.write_text(json.dumps(changed), encoding="utf-8")
+        what = ", ".join(re.sub(r"^notebooks/", "", p) for p in changed) or "none"
+        print(f"pages to execute ({env['COURSE_PROFILE']} profile): {what}")
+    else:
+        ran = []
+        if build.stale_file.is_file():
+            ran = json.loads(build.stale_file.read_text(encoding="utf-8"))
+        print(report(commit(build, env), ran))
+
+
+if __name__ == "__main__":
+    main()
