@@ -41,11 +41,11 @@ _vendor/.done: $(STAMP) tools/vendor_assets.py
 # The book's pages are executed through jupyter-cache, and tools/book_cache.py re-executes a page
 # only when its code, a course_lib module it imports, the profile, the widget mode or the pins
 # changed since the last build (it prints what ran and how long each chapter took).
-BOOK_ARGS ?= --path-output .
+BOOK_ARGS ?= -W -n --keep-going --path-output .
 CACHE_ARGS ?=
-BUILD_BOOK = $(BIN)/python tools/book_cache.py stale $(CACHE_ARGS) && \
-	{ $(BIN)/jupyter-book build . -W -n --keep-going $(BOOK_ARGS); status=$$?; \
-	  $(BIN)/python tools/book_cache.py commit $(CACHE_ARGS); exit $$status; }
+BUILD_BOOK = $(BIN)/python tools/book_cache.py stale $(CACHE_ARGS); status=0; \
+	$(BIN)/jupyter-book build . $(BOOK_ARGS) || status=$$?; \
+	$(BIN)/python tools/book_cache.py commit $(CACHE_ARGS); exit $$status
 book book-all book-check chapter: export COURSE_WIDGET_MODE := html
 book-check: export COURSE_PROFILE := smoke
 
@@ -59,12 +59,13 @@ book-all: $(STAMP) _vendor/.done
 	$(BUILD_BOOK)
 
 # One chapter's page, with the book's other pages but no other chapter: make chapter N=09
+# (without -W: the reference pages' links to the other chapters cannot resolve)
 chapter: $(STAMP) _vendor/.done
 	@test -n "$(N)" || { echo "usage: make chapter N=09"; exit 2; }
 	mkdir -p _build
 	$(BIN)/python tools/chapter_toc.py $(N) > _build/toc-$(N).yml
 	$(MAKE) --no-print-directory _chapter N=$(N) \
-		BOOK_ARGS="--toc _build/toc-$(N).yml --path-output _build/chapter-$(N)" \
+		BOOK_ARGS="-n --toc _build/toc-$(N).yml --path-output _build/chapter-$(N)" \
 		CACHE_ARGS="--toc _build/toc-$(N).yml --out _build/chapter-$(N)"
 	@echo "Chapter: file://$(abspath _build/chapter-$(N)/_build/html/notebooks)"
 
