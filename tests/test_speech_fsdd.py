@@ -231,7 +231,7 @@ def test_no_network_names_the_dataset_url_and_mirror(upstream):
 
 
 def test_shipped_manifest_pins_every_recording():
-    specs = fsdd_mod._specs()
+    specs = fsdd_mod.recording_specs()
     assert len(specs) == 3000 and len({s.name for s in specs}) == 3000
     assert all(s.url == FSDD_RECORDINGS_URL + s.name for s in specs)
     assert all(fsdd_mod._parse(s.name) and s.bytes > 44 for s in specs)

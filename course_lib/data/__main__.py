@@ -6,6 +6,8 @@ Commands::
     fetch NAME...   fetch (and verify) every file of the named data sets
     fetch-all       fetch every data set
     verify          re-hash every present copy (mirrors and cache); exit 1 on a mismatch
+    check-urls [NAME...]  ask every pinned URL whether it still answers with the pinned size
+                    (no download; exit 1 when a file is missing, resized or moved)
 
 Exit codes: 0 success, 1 a data error (mismatch, no copy), 2 a usage error.
 """
@@ -105,6 +107,19 @@ def _verify() -> int:
     return 1 if bad else 0
 
 
+def _check_urls(names: Sequence[str]) -> int:
+    from course_lib.data.check_urls import check_all, targets
+
+    for name in names:
+        get_dataset(name)  # fail on a typo before asking anything
+    answers = check_all(targets(names or None))
+    for answer in answers:
+        print(answer.line(), file=sys.stdout if answer.ok else sys.stderr)
+    bad = sum(not a.ok for a in answers)
+    print(f"{len(answers)} URLs asked, {bad} not as pinned.")
+    return 1 if bad else 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 ok, 1 data error, 2 usage)."""
     parser = argparse.ArgumentParser(
@@ -117,6 +132,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     p_fetch.add_argument("names", nargs="+", metavar="NAME", help=", ".join(DATASETS))
     sub.add_parser("fetch-all", help="fetch every data set")
     sub.add_parser("verify", help="re-hash every present copy; exit 1 on a mismatch")
+    p_urls = sub.add_parser(
+        "check-urls", help="ask every pinned URL for its size, without downloading"
+    )
+    p_urls.add_argument(
+        "names", nargs="*", metavar="NAME", help="default: every data set"
+    )
     args = parser.parse_args(argv)
     try:
         if args.command == "list":
@@ -127,6 +148,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _fetch(args.names)
         if args.command == "fetch-all":
             return _fetch(list(DATASETS))
+        if args.command == "check-urls":
+            return _check_urls(args.names)
         return _verify()
     except DataError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -124,7 +124,9 @@ def fsdd(
         pairs = _archive_wavs(archive)
     else:
         folder = fetch_recordings(manifest=manifest, opener=opener)
-        pairs = ((s.name, (folder / s.name).read_bytes()) for s in _specs(manifest))
+        pairs = (
+            (s.name, (folder / s.name).read_bytes()) for s in recording_specs(manifest)
+        )
     out = []
     for name, data in pairs:
         digit, speaker, index = _parse(name)
@@ -143,7 +145,7 @@ def _archive_wavs(path: str | Path):
                 yield member.name, tar.extractfile(member).read()
 
 
-def _specs(manifest: str | Path | None = None) -> list[FileSpec]:
+def recording_specs(manifest: str | Path | None = None) -> list[FileSpec]:
     """One pin per WAV from a manifest of ``sha256  bytes  name`` lines (``#`` comments)."""
     path = Path(manifest) if manifest is not None else MANIFEST
     specs = []
@@ -168,7 +170,7 @@ def fetch_recordings(
     from course_lib.runtime import progress_bar  # imported here: keeps imports light
 
     folder = cache_dir() / "fsdd" / "recordings"
-    specs = _specs(manifest)
+    specs = recording_specs(manifest)
     for spec in progress_bar(specs, desc="FSDD recordings", unit="file"):
         fetch_spec(
             "fsdd", spec, folder / spec.name, opener=opener, mirror_file=_ARCHIVE
@@ -181,7 +183,7 @@ def cached_recordings(
 ) -> list[tuple[FileSpec, Path]]:
     """(pin, path) of each manifest WAV present in ``<cache>/fsdd/recordings/``."""
     folder = cache_dir() / "fsdd" / "recordings"
-    pairs = [(spec, folder / spec.name) for spec in _specs(manifest)]
+    pairs = [(spec, folder / spec.name) for spec in recording_specs(manifest)]
     return [(spec, path) for spec, path in pairs if path.is_file()]
 
 
