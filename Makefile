@@ -17,7 +17,7 @@ endif
 export COURSE_LIB_DATA
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: help install book book-all chapter _chapter test unit notebooks book-check lint clean
+.PHONY: help install book book-all chapter _chapter test-newest test unit notebooks book-check lint clean
 
 help:
 	@echo "make book   build the HTML book (profile: COURSE_PROFILE=smoke|cpu|gpu, default gpu with CUDA else cpu)"
@@ -86,9 +86,33 @@ book-check: $(STAMP) _vendor/.done
 	$(BUILD_BOOK)
 	$(BIN)/python -m pytest -q tests/book
 
-lint: $(STAMP)
+LINT_STAMP := $(VENV)/.lint-installed
+$(LINT_STAMP): $(STAMP) requirements-lint.txt
+	$(BIN)/python -m pip install -q -r requirements-lint.txt
+	touch $@
+
+# ruff on the code; actionlint and zizmor (offline audits) on the GitHub workflows.
+lint: $(STAMP) $(LINT_STAMP)
 	$(BIN)/ruff check course_lib tests tools notebooks benchmarks
 	$(BIN)/ruff format --check course_lib tests tools notebooks benchmarks
+	$(BIN)/actionlint .github/workflows/*.yml
+	$(BIN)/zizmor --offline --no-progress .github/workflows
+
+# What a Colab user's first cell installs: `pip install .` into a fresh environment, with the
+# newest versions pyproject.toml's ranges allow (not requirements.txt's pins), then the unit
+# tests and one chapter in smoke against the installed package. Run weekly (weekly.yml).
+NEWEST := .venv-newest
+test-newest:
+	rm -rf $(NEWEST)
+	$(PYTHON) -m venv $(NEWEST)
+	$(NEWEST)/bin/python -m pip install -q --upgrade pip
+	$(NEWEST)/bin/python -m pip install -q --upgrade ".[test]"
+	mkdir -p _build && $(NEWEST)/bin/python -m pip freeze > _build/newest-dependencies.txt
+	$(NEWEST)/bin/python -m ipykernel install --sys-prefix --name python3 >/dev/null
+	cd tests && MPLBACKEND=Agg OMP_NUM_THREADS=1 ../$(NEWEST)/bin/pytest -q -n $(JOBS) \
+		--rootdir .. -c ../pyproject.toml --ignore=book .
+	OMP_NUM_THREADS=1 COURSE_PROFILE=smoke $(NEWEST)/bin/pytest -q --nbval-lax \
+		--nbval-current-env -p no:randomly notebooks/03_backprop.ipynb
 
 test: lint unit notebooks book-check
 
