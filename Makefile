@@ -47,6 +47,11 @@ BUILD_BOOK = $(BIN)/python tools/book_cache.py stale $(CACHE_ARGS); status=0; \
 	$(BIN)/jupyter-book build . $(BOOK_ARGS) || status=$$?; \
 	$(BIN)/python tools/book_cache.py commit $(CACHE_ARGS); exit $$status
 book book-all book-check chapter: export COURSE_WIDGET_MODE := html
+# One torch thread per kernel: the chapters' models are too small to split an operation across
+# threads, and a second thread only waits on the first (benchmarks/book_threads.py measures it:
+# 2.5-3x fewer tokens per second with both cores of a busy 2-core machine).
+BOOK_THREADS ?= 1
+book book-all book-check chapter: export OMP_NUM_THREADS := $(BOOK_THREADS)
 book-check: export COURSE_PROFILE := smoke
 
 book: $(STAMP) _vendor/.done
