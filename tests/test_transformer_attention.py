@@ -141,3 +141,8 @@ def test_bad_inputs_raise_clear_errors():
         scaled_dot_product_attention(x, torch.randn(B, 5, 4), x)
     with pytest.raises(ValueError, match="needs a context"):
         MultiHeadAttention(D, H, cross=True)(x)
+    # the fused path checks its mask too (F.scaled_dot_product_attention would add it)
+    with pytest.raises(TypeError, match="torch.bool"):
+        mha(x, mask=torch.ones(5, 5), fast=True)
+    with pytest.raises(ValueError, match=r"T_q=5, T_k=5"):
+        mha(x, mask=torch.ones(4, 5, dtype=torch.bool), fast=True)

@@ -6,11 +6,14 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from course_lib.rnn.stacked import RecurrentNet
+from course_lib.transformer.attention import MultiHeadAttention
 from course_lib.transformer.complexity import (
     ConvLayer,
     conv_path_length,
     layer_costs,
     seconds_per_forward,
+    steps_and_reach,
 )
 
 
@@ -51,3 +54,16 @@ def test_seconds_per_forward_is_positive_and_checks_arguments():
     assert seconds_per_forward(layer, torch.randn(1, 8, 4), repeats=2) > 0
     with pytest.raises(ValueError, match="repeats"):
         seconds_per_forward(layer, torch.randn(1, 8, 4), repeats=0)
+
+
+def test_steps_and_reach_counts_sequential_steps_and_one_layer_paths():
+    torch.manual_seed(0)
+    T, D = 7, 8
+    x = torch.randn(2, T, D, requires_grad=True)
+    attn = MultiHeadAttention(D, 2).eval()
+    rnn = RecurrentNet("rnn", D, D)
+    conv = ConvLayer(D, 3)
+    assert steps_and_reach(attn, attn.W_qkv, x) == (1, True)
+    assert steps_and_reach(rnn, rnn.cells[0], x) == (T, True)
+    assert steps_and_reach(conv, conv.conv, x) == (1, False)  # a kernel of 3 sees ±1
+    assert not conv.conv._forward_hooks  # the hook is removed

@@ -145,6 +145,8 @@ def test_bad_inputs():
         model(torch.zeros(0, 5, dtype=torch.long), torch.zeros(0, 3, dtype=torch.long))
     with pytest.raises(TypeError, match="integer ids"):
         model(torch.rand(1, 5), torch.tensor([[BOS, 5]]))
+    with pytest.raises(ValueError, match=r"T >= 2"):  # nothing to predict after <bos>
+        model.loss(torch.randint(4, 20, (1, 5)), torch.tensor([[BOS]]))
 
 
 @pytest.mark.parametrize("training", [True, False])

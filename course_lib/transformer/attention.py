@@ -25,20 +25,26 @@ __all__ = ["MultiHeadAttention", "heads_loop", "scaled_dot_product_attention"]
 KV = tuple[Tensor, Tensor]
 
 
-def scaled_dot_product_attention(
-    q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None
-) -> tuple[Tensor, Tensor]:
-    r"""Scaled dot-product attention, softmax(QKᵀ/√d_k)V (Vaswani et al., 2017, eq. 1). Chapter 8.
-
-    q: (..., T_q, d_k), k: (..., T_k, d_k), v: (..., T_k, d_v); mask: bool, True = may attend.
-    Returns the output (..., T_q, d_v) and the weights (..., T_q, T_k), whose rows sum to 1.
-    """
+def _check_qkv(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None) -> None:
+    """q, k need the same d_k and k, v the same T_k; the mask must be bool and fit."""
     if q.size(-1) != k.size(-1) or k.size(-2) != v.size(-2):
         raise ValueError(
             f"q, k need the same d_k and k, v the same T_k; got "
             f"{tuple(q.shape)}, {tuple(k.shape)}, {tuple(v.shape)}"
         )
     check_mask(mask, q.size(-2), k.size(-2))
+
+
+def scaled_dot_product_attention(
+    q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None
+) -> tuple[Tensor, Tensor]:
+    r"""Scaled dot-product attention, softmax(QKᵀ/√d_k)V (Vaswani et al., 2017, eq. 1).
+
+    q: (..., T_q, d_k), k: (..., T_k, d_k), v: (..., T_k, d_v); mask: bool, True = may
+    attend. Returns the output (..., T_q, d_v) and the weights (..., T_q, T_k), whose
+    rows sum to 1. Chapter 8.
+    """
+    _check_qkv(q, k, v, mask)
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))  # (..., T_q, T_k)
     if mask is not None:
         scores = scores.masked_fill(~mask, float("-inf"))  # (..., T_q, T_k)
@@ -106,7 +112,7 @@ class MultiHeadAttention(nn.Module):
     def project(
         self, x: Tensor, context: Tensor | None = None
     ) -> tuple[Tensor, Tensor, Tensor]:
-        """Queries from x, keys and values from context (x for self-attention), split into heads."""
+        """Queries from x, keys and values from context (x for self-attention), in heads."""
         if self.cross:
             q = self.W_q(x)  # (B, T_q, D)
             k, v = self.W_kv(context).chunk(2, dim=-1)  # (B, T_k, D) each
@@ -152,27 +158,33 @@ class MultiHeadAttention(nn.Module):
         past_kv: KV | None = None,
         fast: bool | None = None,
     ) -> tuple[Tensor, Tensor | None, KV]:
-        """Attend from x (B, T_q, D) to context (B, T_k, D) (to x itself without ``cross``).
+        """MultiHead(X, C) = Concat(head_1, ..., head_H) W_O (Vaswani et al., eq. 4), with
+        head_h = Attention(X W_Q^h, C W_K^h, C W_V^h), all heads in one batched matmul.
 
-        mask: bool (B or 1, H or 1, T_q, T_k), True = may attend. past_kv: the cache, keys and
-        values (B, H, T_past, d_k) computed before: self-attention appends the new ones to
-        it; cross-attention reuses it and ignores ``context``.
-        Returns the output (B, T_q, D), the weights (B, H, T_q, T_k) (None on the fast path)
-        and the keys and values (B, H, T_k, d_k) to cache.
+        Attends from x (B, T_q, D) to context (B, T_k, D), C = x without ``cross``.
+        mask: bool (B or 1, H or 1, T_q, T_k), True = may attend. past_kv: the cache, keys
+        and values (B, H, T_past, d_k) computed before: self-attention appends the new ones
+        to it; cross-attention reuses it and ignores ``context``. Returns the output
+        (B, T_q, D), the weights (B, H, T_q, T_k) (None on the fast path) and the keys and
+        values (B, H, T_k, d_k) to cache.
         """
         self._check_inputs(x, context, past_kv)
         q, k, v = self._queries_keys_values(x, context, past_kv)  # (B, H, T, d_k)
-        p = self.dropout if self.training else 0.0  # dropout on the weights
         if self.fast if fast is None else fast:
-            check_mask(mask, q.size(-2), k.size(-2))
-            out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p)
-            weights = None  # out: (B, H, T_q, d_k); the fused kernel forms no weights
-        else:
-            out, weights = scaled_dot_product_attention(q, k, v, mask)  # (B,H,T_q,d_k)
-            if p > 0:
-                weights = F.dropout(weights, p)  # (B, H, T_q, T_k)
-                out = weights @ v  # (B, H, T_q, d_k)
-        return self.W_o(self.merge_heads(out)), weights, (k, v)  # (B, T_q, D)
+            return self._fused(q, k, v, mask)  # F.scaled_dot_product_attention
+        heads, weights = scaled_dot_product_attention(q, k, v, mask)  # (B,H,T_q,d_k)
+        if self.training and self.dropout > 0:
+            weights = F.dropout(weights, self.dropout)  # (B, H, T_q, T_k)
+            heads = weights @ v  # (B, H, T_q, d_k)
+        concat = self.merge_heads(heads)  # (B, T_q, D): Concat(head_1, ..., head_H)
+        return self.W_o(concat), weights, (k, v)  # (B, T_q, D)
+
+    def _fused(self, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None) -> tuple:
+        """The same attention by ``F.scaled_dot_product_attention``: no weights formed."""
+        check_mask(mask, q.size(-2), k.size(-2))
+        p = self.dropout if self.training else 0.0  # dropout on the weights
+        out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p)
+        return self.W_o(self.merge_heads(out)), None, (k, v)  # (B, T_q, D)
 
 
 def heads_loop(

@@ -11,7 +11,8 @@ vectors of width d and a convolution kernel of width k:
 ``layer_costs`` gives these leading terms as numbers; ``ConvLayer`` is the convolution
 (batch first, like the other two); ``conv_path_length`` measures, with gradients, how many
 stacked convolutions it takes before the last output depends on the first input;
-``seconds_per_forward`` times one forward pass.
+``seconds_per_forward`` times one forward pass; ``steps_and_reach`` counts the sequential
+steps of one layer and tells whether its last output sees its first input.
 
 Shape legend: B batch, T (= n) length, D (= d) width, k kernel width.
 """
@@ -24,7 +25,13 @@ import time
 import torch
 from torch import Tensor, nn
 
-__all__ = ["ConvLayer", "conv_path_length", "layer_costs", "seconds_per_forward"]
+__all__ = [
+    "ConvLayer",
+    "conv_path_length",
+    "layer_costs",
+    "seconds_per_forward",
+    "steps_and_reach",
+]
 
 
 def layer_costs(n: int, d: int, k: int = 3) -> dict[str, dict[str, float]]:
@@ -114,3 +121,23 @@ def seconds_per_forward(
             if i >= warmup:
                 times.append(time.perf_counter() - start)
     return sorted(times)[len(times) // 2]
+
+
+def steps_and_reach(layer: nn.Module, inner: nn.Module, x: Tensor) -> tuple[int, bool]:
+    """Run ``layer(x)`` once, x (B, T, D) with ``requires_grad``, and measure two columns
+    of Table 1: how many times ``inner`` (the module the layer runs once per sequential
+    step) is called, and whether the last output depends on the first input (a nonzero
+    gradient: the two positions are one layer apart)."""
+    calls = 0
+
+    def count(module: nn.Module, inputs: object, output: object) -> None:
+        nonlocal calls
+        calls += 1
+
+    hook = inner.register_forward_hook(count)
+    try:
+        out = layer(x)[0]  # (B, T, D)
+    finally:
+        hook.remove()
+    (grad,) = torch.autograd.grad(out[:, -1].sum(), x)  # (B, T, D)
+    return calls, bool(grad[:, 0].abs().max() > 0)

@@ -97,6 +97,14 @@ class DecodeState:
     use_cache: bool = True
 
 
+def _check_target(tgt: Tensor) -> None:
+    """A loss needs (B, T >= 2) targets: <bos> and at least one token to predict."""
+    if tgt.dim() != 2 or tgt.size(1) < 2:
+        raise ValueError(
+            f"tgt must be (B, T >= 2) with <bos> first; got {tuple(tgt.shape)}"
+        )
+
+
 class Transformer(nn.Module):
     """Encoder-decoder Transformer: ``encode``, ``decode``, ``forward`` (logits), ``loss``."""
 
@@ -274,10 +282,7 @@ class Transformer(nn.Module):
         The logits (B, T, V) are flattened to (B·T, V) and the targets to (B·T,); padding
         positions are ignored; ``label_smoothing`` from the config (Szegedy et al., 2016).
         """
-        if tgt.dim() != 2 or tgt.size(1) < 2:
-            raise ValueError(
-                f"tgt must be (B, T >= 2) with <bos> first; got {tuple(tgt.shape)}"
-            )
+        _check_target(tgt)
         logits = self(src, tgt[:, :-1], fast=fast)  # (B, T-1, V)
         return F.cross_entropy(
             logits.reshape(-1, logits.size(-1)),  # (B·(T-1), V)
