@@ -130,3 +130,15 @@ def test_target_log_prob_is_the_log_prob_of_the_target(cutoffs):
     expected = out.log_prob(h).gather(1, y[:, None]).squeeze(1)
     torch.testing.assert_close(out.target_log_prob(h, y), expected)
     torch.testing.assert_close(-out.target_log_prob(h, y).mean(), out.nll(h, y))
+
+
+def test_train_tbptt_checks_epochs_and_a_finite_loss():
+    model = RNNLM(RNNLMConfig(vocab_size=5, d_embed=4, d_hidden=4))
+    data = batchify(torch.arange(5).repeat(8), 2)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    with pytest.raises(ValueError, match="epochs must be >= 1, got 0"):
+        train_tbptt(model, data, optimizer=opt, epochs=0, progress=False)
+    with torch.no_grad():
+        model.embed.weight.fill_(float("nan"))
+    with pytest.raises(FloatingPointError, match="loss became nan"):
+        train_tbptt(model, data, optimizer=opt, bptt=4, progress=False)

@@ -190,6 +190,23 @@ def _check_finite(loss: Tensor) -> None:
         raise FloatingPointError(f"loss became {loss.item()}: lower lr or clip")
 
 
+def _check_epochs(epochs: int) -> None:
+    if epochs < 1:
+        raise ValueError(f"epochs must be >= 1, got {epochs}")
+
+
+def _backward(
+    model: nn.Module, optimizer: torch.optim.Optimizer, loss: Tensor, clip_norm
+) -> Tensor:
+    """∇J of one window's loss (through at most T steps), its global norm clipped to
+    ``clip_norm`` (Pascanu et al., 2013; None: no clipping). Returns the norm before
+    clipping; a loss that is not finite stops training (FloatingPointError)."""
+    _check_finite(loss)
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    return nn.utils.clip_grad_norm_(model.parameters(), clip_norm or math.inf)
+
+
 def _spent(
     history: History, start: float, max_steps: int | None, max_seconds: float | None
 ) -> bool:
@@ -235,18 +252,14 @@ def train_tbptt(
     ``course_lib.training.fit`` is not used because the hidden state must be carried
     from batch to batch, which its stateless ``loss_fn(model, batch)`` does not do.
     """
-    if epochs < 1:
-        raise ValueError(f"epochs must be >= 1, got {epochs}")
+    _check_epochs(epochs)
     history, start = History(), time.perf_counter()
     model.train()
     for epoch in range(epochs):
         total, count, h, stop = 0.0, 0, None, False
         for x, y in _windows(data, bptt, epoch, progress):  # x, y: (B, bptt)
             loss, h = model(x, y, _detach(h))  # the state goes on, its graph is cut
-            _check_finite(loss)
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            norm = nn.utils.clip_grad_norm_(model.parameters(), clip_norm or math.inf)
+            norm = _backward(model, optimizer, loss, clip_norm)  # ∇J, clipped
             optimizer.step()
             _after_update(history, loss, norm, scheduler)  # record; step the schedule
             total, count = total + loss.item(), count + 1
