@@ -342,3 +342,14 @@ def test_bad_input_is_explained():
         greedy_decode(model, torch.zeros(4, 0, dtype=torch.long), state, eos=eos)
     with pytest.raises(TypeError, match="needs step and reorder"):
         greedy_decode(object(), prompt, None, eos=eos)
+
+
+def test_filter_scores_checks_its_settings_then_the_scores():
+    with pytest.raises(ValueError, match="temperature must be > 0"):
+        filter_scores(torch.zeros(3), temperature=0.0)  # the settings are checked first
+    with pytest.raises(ValueError, match=r"scores must be \(N, V\), got \(3,\)"):
+        filter_scores(torch.zeros(3))
+    torch.testing.assert_close(
+        filter_scores(torch.tensor([[0.0, 2.0]]), temperature=2.0),
+        torch.tensor([[0.0, 1.0]], dtype=torch.float64),
+    )

@@ -12,6 +12,7 @@ from course_lib.lm.rnn_lm import (
     RNNLMConfig,
     batchify,
     evaluate_lm,
+    scratch_twin,
     tbptt_batches,
     train_tbptt,
 )
@@ -130,3 +131,38 @@ def test_target_log_prob_is_the_log_prob_of_the_target(cutoffs):
     expected = out.log_prob(h).gather(1, y[:, None]).squeeze(1)
     torch.testing.assert_close(out.target_log_prob(h, y), expected)
     torch.testing.assert_close(-out.target_log_prob(h, y).mean(), out.nll(h, y))
+
+
+def test_train_tbptt_checks_epochs_and_a_finite_loss():
+    model = RNNLM(RNNLMConfig(vocab_size=5, d_embed=4, d_hidden=4))
+    data = batchify(torch.arange(5).repeat(8), 2)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    with pytest.raises(ValueError, match="epochs must be >= 1, got 0"):
+        train_tbptt(model, data, optimizer=opt, epochs=0, progress=False)
+    with torch.no_grad():
+        model.embed.weight.fill_(float("nan"))
+    with pytest.raises(FloatingPointError, match="loss became nan"):
+        train_tbptt(model, data, optimizer=opt, bptt=4, progress=False)
+
+
+def test_a_scratch_twin_trains_step_for_step_like_the_fused_model():
+    torch.manual_seed(0)
+    fused = RNNLM(RNNLMConfig(vocab_size=7, d_embed=4, d_hidden=5, cutoffs=None))
+    twin = scratch_twin(fused)
+    assert twin.config.cell == "scratch" and not fused.rnn.bias_hh_l0.requires_grad
+    assert torch.equal(fused.rnn.bias_hh_l0, torch.zeros(5))
+    data = batchify(torch.randint(0, 7, (200,)), 4)
+    losses = [
+        train_tbptt(
+            m,
+            data,
+            optimizer=torch.optim.SGD(m.parameters(), lr=0.5),
+            bptt=5,
+            max_steps=4,
+            progress=False,
+        ).step_loss
+        for m in (fused, twin)
+    ]
+    assert losses[0] == pytest.approx(losses[1], abs=1e-5)
+    with pytest.raises(ValueError, match="one-layer RNNLM with cell='torch'"):
+        scratch_twin(twin)

@@ -7,7 +7,7 @@ import torch.nn.functional as F
 
 from course_lib.lm.ngram import KneserNey
 from course_lib.lm.rnn_lm import RNNLM, RNNLMConfig
-from course_lib.lm.scoring import sentence_log_probs, token_log_probs
+from course_lib.lm.scoring import SOUNDS_ALIKE, sentence_log_probs, token_log_probs
 
 TOY = (
     "the cat sat on the mat <eos> the dog sat on the log <eos> "
@@ -72,3 +72,9 @@ def test_bad_input():
         sentence_log_probs(kn, [], bos=0)
     with pytest.raises(TypeError, match="step"):
         sentence_log_probs(object(), [[1]], bos=0)
+
+
+def test_the_sounds_alike_pairs_differ_and_start_with_the_lecture():
+    assert SOUNDS_ALIKE[0] == ("apple and pear salad", "apple and pair salad")
+    for said, alike in SOUNDS_ALIKE:
+        assert said != alike and said == said.lower() and alike == alike.lower()

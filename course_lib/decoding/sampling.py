@@ -36,6 +36,15 @@ def _check_filters(temperature: float, top_k: int | None, top_p: float | None) -
         raise ValueError(f"top_p must be in (0, 1] or None, got {top_p!r}")
 
 
+def _check_filter_inputs(
+    scores: Tensor, temperature: float, top_k: int | None, top_p: float | None
+) -> None:
+    """The filters' settings (:func:`_check_filters`), then scores (N, V)."""
+    _check_filters(temperature, top_k, top_p)
+    if scores.dim() != 2:
+        raise ValueError(f"scores must be (N, V), got {tuple(scores.shape)}")
+
+
 def filter_scores(
     scores: Tensor,
     *,
@@ -48,9 +57,7 @@ def filter_scores(
     scores: (N, V) logits or log-probabilities. Returns (N, V) float64 scores whose
     softmax is the distribution :func:`sample_next` draws from.
     """
-    _check_filters(temperature, top_k, top_p)
-    if scores.dim() != 2:
-        raise ValueError(f"scores must be (N, V), got {tuple(scores.shape)}")
+    _check_filter_inputs(scores, temperature, top_k, top_p)
     s = scores.detach().double() / temperature  # (N, V)
     if top_k is not None and top_k < s.size(-1):
         kth = s.topk(top_k, dim=-1).values[:, -1:]  # (N, 1)
@@ -73,7 +80,8 @@ def sample_next(
 ) -> Tensor:
     """Draw one token per row from softmax(:func:`filter_scores`): (N, V) -> (N,) ids.
 
-    The draw runs on the CPU with ``generator``, so a seed gives the same text on any device.
+    The draw runs on the CPU with ``generator``, so a seed gives the same text on any
+    device.
     """
     s = filter_scores(scores, temperature=temperature, top_k=top_k, top_p=top_p)
     p = s.softmax(-1).cpu()  # (N, V)

@@ -68,12 +68,16 @@ class FixedWindowLM(nn.Module):
             config.d_hidden, config.vocab_size, config.cutoffs, device=device
         )
 
-    def features(self, x: Tensor) -> Tensor:
-        """x: (B, W) the previous n-1 token ids -> h (B, H)."""
+    def _check_windows(self, x: Tensor) -> None:
+        """Raise ValueError unless x is (B, W) with W the configured window."""
         if x.dim() != 2 or x.size(1) != self.config.window:
             raise ValueError(
                 f"x must be (B, W={self.config.window}), got {tuple(x.shape)}"
             )
+
+    def features(self, x: Tensor) -> Tensor:
+        """x: (B, W) the previous n-1 token ids -> h (B, H)."""
+        self._check_windows(x)
         e = self.drop(self.embed(x)).flatten(1)  # (B, W·E)
         return self.drop(torch.tanh(self.W(e)))  # (B, H)
 

@@ -39,6 +39,25 @@ def _check_lambda(lam: float) -> float:
     return float(lam)
 
 
+def _check_em_inputs(p_neural, p_ngram, start) -> tuple[np.ndarray, np.ndarray, float]:
+    """The two (M,) float64 arrays and the starting λ of :func:`tune_lambda`."""
+    a = np.asarray(p_neural, dtype=np.float64)  # (M,)
+    b = np.asarray(p_ngram, dtype=np.float64)  # (M,)
+    if a.ndim != 1 or a.shape != b.shape or a.size == 0:
+        raise ValueError(
+            "need two non-empty (M,) arrays of the same tokens, "
+            f"got {a.shape}, {b.shape}"
+        )
+    _check_probs("p_neural", a)
+    _check_probs("p_ngram", b)
+    lam = _check_lambda(start)
+    if not 0.0 < lam < 1.0:
+        raise ValueError(f"start must lie strictly inside (0, 1), got {start!r}")
+    if np.any((a <= 0) & (b <= 0)):  # for 0 < λ < 1, the mixture is 0 exactly there
+        raise ValueError("some token has probability 0 under both models")
+    return a, b, lam
+
+
 def interpolate(p_neural, p_ngram, lam: float) -> np.ndarray:
     r"""λ P_neural + (1 - λ) P_ngram, element by element (Jelinek & Mercer, 1980).
 
@@ -72,22 +91,11 @@ def tune_lambda(
     E-step r_t = λ a_t / (λ a_t + (1 - λ) b_t); M-step λ = mean_t r_t; stops when λ
     moves less than ``tol``. Returns λ in [0, 1].
     """
-    a = np.asarray(p_neural, dtype=np.float64)  # (M,)
-    b = np.asarray(p_ngram, dtype=np.float64)  # (M,)
-    if a.ndim != 1 or a.shape != b.shape or a.size == 0:
-        raise ValueError(
-            f"need two non-empty (M,) arrays of the same tokens, got {a.shape}, {b.shape}"
-        )
-    _check_probs("p_neural", a)
-    _check_probs("p_ngram", b)
-    lam = _check_lambda(start)
-    if not 0.0 < lam < 1.0:
-        raise ValueError(f"start must lie strictly inside (0, 1), got {start!r}")
+    a, b, lam = _check_em_inputs(p_neural, p_ngram, start)  # (M,), (M,), λ
     for _ in range(iters):
-        mix = lam * a + (1.0 - lam) * b  # (M,)
-        if np.any(mix <= 0):
-            raise ValueError("some token has probability 0 under both models")
-        new = float(np.mean(lam * a / mix))  # M-step: mean posterior of the neural LM
+        mix = lam * a + (1.0 - lam) * b  # (M,) P(x_t) under the mixture
+        r = lam * a / mix  # (M,) E-step: posterior that the neural LM made x_t
+        new = float(np.mean(r))  # M-step: λ = mean_t r_t
         done = abs(new - lam) < tol
         lam = new
         if done:

@@ -52,13 +52,11 @@ class NGramCounts:
             valid = positions[k - 1 :]  # (N-k+1,) positions where a k-gram ends
             # key = (row of the (k-1)-gram context) · V + w; the bare word for k = 1
             key = ids if k == 1 else prev[valid - 1] * self.V + ids[valid]  # (N-k+1,)
-            uniq, first, inverse = np.unique(
-                key, return_index=True, return_inverse=True
-            )
+            uniq, first, inv = np.unique(key, return_index=True, return_inverse=True)
             rows = np.full(ids.size, MISSING, dtype=np.int64)  # (N,)
-            rows[valid] = inverse
+            rows[valid] = inv  # (N-k+1,) the row of each k-gram in its table
             self.keys[k] = uniq  # (R_k,)
-            self.counts[k] = np.bincount(inverse, minlength=uniq.size)  # (R_k,)
+            self.counts[k] = np.bincount(inv, minlength=uniq.size)  # (R_k,)
             self.context[k] = uniq // self.V  # (R_k,)
             self.word[k] = uniq % self.V  # (R_k,)
             if k >= 2:

@@ -20,6 +20,7 @@ width, H hidden width, V vocabulary, N = B·T positions.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from collections.abc import Iterator
@@ -30,7 +31,7 @@ from torch import Tensor, nn
 
 from course_lib.decoding.protocol import select_rows
 from course_lib.lm.output import SoftmaxOutput
-from course_lib.rnn.rnn_cell import RNN
+from course_lib.rnn.rnn_cell import RNN, copy_from_torch
 from course_lib.runtime import progress_bar
 from course_lib.training import History, evaluating
 
@@ -126,6 +127,34 @@ class RNNLM(nn.Module):
         return select_rows(state, rows, dim=0 if self.config.cell == "scratch" else 1)
 
 
+def _check_twinnable(fused: RNNLM) -> None:
+    if fused.config.cell != "torch" or fused.config.num_layers != 1:
+        raise ValueError(
+            "scratch_twin needs a one-layer RNNLM with cell='torch', got "
+            f"cell={fused.config.cell!r}, num_layers={fused.config.num_layers}"
+        )
+
+
+def scratch_twin(fused: RNNLM) -> RNNLM:
+    """A from-scratch RNNLM (``cell="scratch"``) with the parameters of ``fused``.
+
+    ``fused`` is a one-layer RNNLM on ``nn.RNN``. torch's two biases b_ih + b_hh are one
+    parameter b_h in disguise, but gradient descent would move their sum twice as fast:
+    ``fused``'s b_hh is set to zero and frozen (in place), so that the two models have
+    the same parameters and train step for step alike. Chapter 5.
+    """
+    _check_twinnable(fused)
+    device = fused.embed.weight.device
+    twin = RNNLM(dataclasses.replace(fused.config, cell="scratch"), device=device)
+    shared = {k: v for k, v in fused.state_dict().items() if not k.startswith("rnn.")}
+    twin.load_state_dict(shared, strict=False)  # the embedding and the output layer
+    with torch.no_grad():
+        fused.rnn.bias_hh_l0.zero_()  # b_h = b_ih + 0
+    fused.rnn.bias_hh_l0.requires_grad_(False)
+    copy_from_torch(twin.rnn, fused.rnn)  # W_xh = W_ihᵀ, W_hh = W_hhᵀ, b_h = b_ih
+    return twin
+
+
 def batchify(
     ids: Tensor, batch_size: int, *, device: torch.device | str | None = None
 ) -> Tensor:
@@ -190,6 +219,23 @@ def _check_finite(loss: Tensor) -> None:
         raise FloatingPointError(f"loss became {loss.item()}: lower lr or clip")
 
 
+def _check_epochs(epochs: int) -> None:
+    if epochs < 1:
+        raise ValueError(f"epochs must be >= 1, got {epochs}")
+
+
+def _backward(
+    model: nn.Module, optimizer: torch.optim.Optimizer, loss: Tensor, clip_norm
+) -> Tensor:
+    """∇J of one window's loss (through at most T steps), its global norm clipped to
+    ``clip_norm`` (Pascanu et al., 2013; None: no clipping). Returns the norm before
+    clipping; a loss that is not finite stops training (FloatingPointError)."""
+    _check_finite(loss)
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    return nn.utils.clip_grad_norm_(model.parameters(), clip_norm or math.inf)
+
+
 def _spent(
     history: History, start: float, max_steps: int | None, max_seconds: float | None
 ) -> bool:
@@ -235,18 +281,14 @@ def train_tbptt(
     ``course_lib.training.fit`` is not used because the hidden state must be carried
     from batch to batch, which its stateless ``loss_fn(model, batch)`` does not do.
     """
-    if epochs < 1:
-        raise ValueError(f"epochs must be >= 1, got {epochs}")
+    _check_epochs(epochs)
     history, start = History(), time.perf_counter()
     model.train()
     for epoch in range(epochs):
         total, count, h, stop = 0.0, 0, None, False
         for x, y in _windows(data, bptt, epoch, progress):  # x, y: (B, bptt)
             loss, h = model(x, y, _detach(h))  # the state goes on, its graph is cut
-            _check_finite(loss)
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            norm = nn.utils.clip_grad_norm_(model.parameters(), clip_norm or math.inf)
+            norm = _backward(model, optimizer, loss, clip_norm)  # ∇J, clipped
             optimizer.step()
             _after_update(history, loss, norm, scheduler)  # record; step the schedule
             total, count = total + loss.item(), count + 1

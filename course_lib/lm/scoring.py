@@ -25,7 +25,26 @@ from torch import Tensor, nn
 from course_lib.decoding.protocol import check_decodable, check_log_probs
 from course_lib.training import evaluating
 
-__all__ = ["sentence_log_probs", "token_log_probs"]
+__all__ = ["SOUNDS_ALIKE", "sentence_log_probs", "token_log_probs"]
+
+#: Pairs (what was said, a transcription that sounds the same) for a language model to
+#: choose between, WikiText-2 tokenized (lower case, spaced punctuation). The first is
+#: the lecture's (*Sequence Models*, week 1); its "apple" and "salad" are not in
+#: WikiText-2's vocabulary, every word of the others is. Chapter 5.
+SOUNDS_ALIKE: tuple[tuple[str, str], ...] = (
+    ("apple and pear salad", "apple and pair salad"),
+    ("the peace treaty was signed in 1919", "the piece treaty was signed in 1919"),
+    ("the weather was cold and wet", "the whether was cold and wet"),
+    ("there were two ships in the harbour", "their were two ships in the harbour"),
+    ("he was elected for a second term", "he was elected four a second term"),
+    ("the reign of the king ended in 1910", "the rain of the king ended in 1910"),
+    ("one week later , the army returned", "one weak later , the army returned"),
+    ("the right to vote", "the write to vote"),
+    ("he knew the answer", "he new the answer"),
+    ("they won the game", "they one the game"),
+    ("the son of the king", "the sun of the king"),
+    ("recognize speech", "wreck a nice beach"),
+)
 
 
 def _check_sentences(sentences, bos: int, eos: int | None) -> list[list[int]]:

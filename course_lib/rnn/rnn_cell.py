@@ -61,7 +61,10 @@ class RNNCell(RecurrentCell):
         self.reset_parameters()
 
     def forward(self, x: Tensor, state: tuple[Tensor]) -> tuple[Tensor, tuple[Tensor]]:
-        """x: (B, D), state ``(H_{t-1},)`` (B, H) -> H_t (B, H) and the next state ``(H_t,)``."""
+        """x: (B, D), state ``(H_{t-1},)`` (B, H) -> H_t (B, H), next state ``(H_t,)``.
+
+        H_t = φ(X_t W_xh + H_{t-1} W_hh + b_h), d2l.ai eq. 9.4.5.
+        """
         check_step_inputs(self, x, state)
         z = x @ self.W_xh + state[0] @ self.W_hh  # (B, H)
         if self.b_h is not None:
@@ -111,21 +114,23 @@ class RNN(nn.Module):
         )
         self.hidden_size = hidden_size
 
-    def forward(self, x: Tensor, h0: Tensor | None = None) -> tuple[Tensor, Tensor]:
-        """x: (B, T, D); h0: (B, H) or None for zeros. Returns (B, T, H) and (B, H)."""
+    def _check_inputs(self, x: Tensor, h0: Tensor | None) -> None:
+        """Raise ValueError unless x is (B, T, D) and h0 is None or (B, H)."""
         if x.dim() != 3 or x.size(-1) != self.cell.input_size:
             raise ValueError(
                 f"x must be (B, T, D={self.cell.input_size}), got {tuple(x.shape)}"
             )
-        B, T, _ = x.shape
-        if h0 is None:
-            h = x.new_zeros(B, self.hidden_size)  # (B, H)
-        elif h0.shape != (B, self.hidden_size):
+        if h0 is not None and h0.shape != (x.size(0), self.hidden_size):
             raise ValueError(
-                f"h0 must be (B={B}, H={self.hidden_size}), got {tuple(h0.shape)}"
+                f"h0 must be (B={x.size(0)}, H={self.hidden_size}), "
+                f"got {tuple(h0.shape)}"
             )
-        else:
-            h = h0  # (B, H)
+
+    def forward(self, x: Tensor, h0: Tensor | None = None) -> tuple[Tensor, Tensor]:
+        """x: (B, T, D); h0: (B, H) or None for zeros. Returns (B, T, H) and (B, H)."""
+        self._check_inputs(x, h0)
+        B, T, _ = x.shape
+        h = x.new_zeros(B, self.hidden_size) if h0 is None else h0  # (B, H)
         states = []
         for t in range(T):
             h, _ = self.cell(x[:, t], (h,))  # (B, H)
