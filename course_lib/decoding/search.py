@@ -87,6 +87,11 @@ def _check_max_len(max_len: int) -> None:
         )
 
 
+def _check_search(beam_size: int, n_best: int, max_len: int) -> None:
+    _check_beam(beam_size, n_best)
+    _check_max_len(max_len)
+
+
 def _check_beam(beam_size: int, n_best: int) -> None:
     if not isinstance(beam_size, int) or beam_size < 1:
         raise ValueError(f"beam_size must be an int >= 1; got {beam_size!r}")
@@ -127,7 +132,8 @@ def generate(
     alpha: float = ALPHA,
 ) -> list[Hypothesis]:
     """The loop of greedy decoding and sampling: feed the prompt (B, P), then
-    y_t = choose(log P(· | y_<t)) for every row, feed y_t back, until <eos> or ``max_len``.
+    y_t = choose(log P(· | y_<t)) for every row, feed y_t back, until <eos> or
+    ``max_len``.
 
     choose: (B, V) log-probabilities -> (B,) token ids (argmax, or a draw).
     Returns B hypotheses; ``log_prob`` sums the model's log P of the chosen tokens.
@@ -135,9 +141,8 @@ def generate(
     _check_max_len(max_len)
     with _eval_mode(model):
         log_p, state = feed_prompt(model, prompt, state)  # (B, V)
-        B = log_p.size(0)
-        total = torch.zeros(B, dtype=torch.float64, device=log_p.device)  # (B,)
-        done = torch.zeros(B, dtype=torch.bool, device=log_p.device)  # (B,)
+        total = log_p.new_zeros(log_p.size(0), dtype=torch.float64)  # (B,)
+        done = torch.zeros_like(total, dtype=torch.bool)  # (B,)
         steps = []
         for t in range(max_len):
             y = choose(log_p)  # (B,)
@@ -148,12 +153,17 @@ def generate(
                 done |= y == eos
             if bool(done.all()) or t == max_len - 1:
                 break
-            log_p, state = model.step(y, state)  # (B, V)
-            check_log_probs(log_p, B)
+            log_p, state = _step(model, y, state)  # (B, V)
     return [
         _hypothesis(row, lp, eos, alpha)
         for row, lp in zip(torch.stack(steps, 1).tolist(), total.tolist(), strict=True)
     ]
+
+
+def _step(model: Decodable, y: Tensor, state: Any) -> tuple[Tensor, Any]:
+    """One step on the tokens y (N,): the checked log-probabilities (N, V), the state."""
+    log_p, state = model.step(y, state)  # (N, V)
+    return check_log_probs(log_p, y.numel()), state
 
 
 def _hypothesis(row: list[int], log_prob: float, eos: int | None, alpha: float):
@@ -267,10 +277,12 @@ def beam_search(
     alpha: float = ALPHA,
     n_best: int = 1,
 ) -> list[list[Hypothesis]]:
-    """Batched beam search: every row's ``n_best`` hypotheses, best first. ``beam_size=1``
-    is greedy decoding. prompt (B, P) and state as for :func:`greedy_decode`."""
-    _check_beam(beam_size, n_best)
-    _check_max_len(max_len)
+    """Batched beam search: every row's ``n_best`` hypotheses, best first.
+
+    ``beam_size=1`` is greedy decoding. prompt (B, P) and state as for
+    :func:`greedy_decode`.
+    """
+    _check_search(beam_size, n_best, max_len)
     K = beam_size
     with _eval_mode(model):
         beams, log_p, state = _start_beams(model, prompt, state, K)  # B·K rows
@@ -284,7 +296,7 @@ def beam_search(
             if not beams.live or t == max_len:
                 break
             state = reorder_state(model, state, rows, nb * K)
-            log_p, state = model.step(y, state)  # (nb'·K, V)
-            log_p = check_log_probs(log_p, y.numel()).double()
+            log_p, state = _step(model, y, state)  # (nb'·K, V)
+            log_p = log_p.double()  # (nb'·K, V): scores are summed in float64
     beams.close(max_len, alpha)  # still live at max_len: returned unfinished
     return beams.best(n_best)

@@ -64,9 +64,9 @@ def attention_cost(
 ) -> AttentionCost:
     """Time and memory of T_y attention reads over T_x encoder states, for ``scorer``.
 
-    Random queries (B, T_y, Dq) and keys (B, T_x, Dk) in float32 on ``device``; the time is
-    the best of ``repeats`` runs without autograd (as when decoding); ``saved_bytes``, from a
-    run with autograd (as when training), counts each storage
+    Random queries (B, T_y, Dq) and keys (B, T_x, Dk) in float32 on ``device``; the
+    time is the best of ``repeats`` runs without autograd (as when decoding);
+    ``saved_bytes``, from a run with autograd (as when training), counts each storage
     autograd keeps for backward once (the keys, saved at every step, count once).
     """
     _check_lengths(T_x, T_y, batch, repeats)
@@ -76,6 +76,13 @@ def attention_cost(
     keys.requires_grad_(True)
     queries.requires_grad_(True)
     mask = torch.ones(batch, T_x, dtype=torch.bool, device=keys.device)  # (B, T_x)
+    saved = _saved_bytes(scorer, queries, keys, mask)  # training: kept for backward
+    seconds = _best_seconds(scorer, queries, keys, mask, repeats)  # decoding
+    return AttentionCost(T_x, T_y, seconds, saved)
+
+
+def _saved_bytes(scorer: nn.Module, queries, keys, mask) -> int:
+    """The bytes of the distinct storages autograd saves for the reads' backward pass."""
     storages: dict[int, int] = {}
 
     def pack(t: torch.Tensor) -> torch.Tensor:
@@ -85,6 +92,11 @@ def attention_cost(
 
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
         _attention_reads(scorer, queries, keys, mask)
+    return sum(storages.values())
+
+
+def _best_seconds(scorer: nn.Module, queries, keys, mask, repeats: int) -> float:
+    """The best wall time of ``repeats`` runs of the reads, without autograd."""
     best = float("inf")
     with torch.no_grad():
         for _ in range(repeats):
@@ -93,4 +105,4 @@ def attention_cost(
             if keys.device.type == "cuda":
                 torch.cuda.synchronize(keys.device)
             best = min(best, time.perf_counter() - start)
-    return AttentionCost(T_x, T_y, best, sum(storages.values()))
+    return best
