@@ -156,9 +156,8 @@ class BiLSTMClassifier(nn.Module):
     def forward(self, tokens: Tensor, lengths: Tensor) -> Tensor:
         """tokens (B, T), lengths (B,) -> logits (B, C)."""
         x = self.dropout(self.embed(tokens))  # (B, T, D)
-        _, (h_n, _) = self.rnn(
-            x, lengths
-        )  # h_n (2, B, H): forward last, backward first
+        # h_n (2, B, H): the forward LSTM's last state, the backward one's first
+        _, (h_n, _) = self.rnn(x, lengths)
         h = torch.cat([h_n[0], h_n[1]], dim=-1)  # (B, 2H)
         return self.out(self.dropout(h))  # (B, C)
 

@@ -42,6 +42,7 @@ def test_lstm_learns_short_distances():
     model = LongRangeClassifier("lstm", n_classes=4, hidden=16)
     hist = train_long_range(model, 4, steps=150, batch=32, lr=1e-2)
     assert len(hist["loss"]) == 150 and len(hist["grad_norm"]) == 150
+    assert hist["seconds"] > 0  # the training's wall time
     acc = accuracy_by_distance(model, 4, [1, 2, 3], n_per=64)
     assert min(acc.values()) > 0.9, acc
 

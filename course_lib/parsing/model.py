@@ -36,6 +36,14 @@ INITS = ("xavier", "paper")
 N_WORD_FEATURES, N_TAG_FEATURES, N_LABEL_FEATURES = 18, 18, 12
 
 
+def _check_features(features: Tensor) -> None:
+    """The parser's input: a (B, 48) tensor of feature ids."""
+    if features.dim() != 2 or features.size(1) != N_FEATURES:
+        raise ValueError(
+            f"features must be (B, {N_FEATURES}) ids; got {tuple(features.shape)}"
+        )
+
+
 @dataclass(frozen=True)
 class ParserConfig:
     """Sizes of a :class:`ChenManningParser`; vocab sizes from ``ParserVocabs``.
@@ -136,11 +144,8 @@ class ChenManningParser(nn.Module):
         nn.init.xavier_uniform_(self.W2.weight)
 
     def forward(self, features: Tensor) -> Tensor:
-        """Logits of the transitions. features: (B, 48) long -> (B, K)."""
-        if features.dim() != 2 or features.size(1) != N_FEATURES:
-            raise ValueError(
-                f"features must be (B, {N_FEATURES}) ids; got {tuple(features.shape)}"
-            )
+        """Logits of the transitions (Chen & Manning eq. 1). (B, 48) long -> (B, K)."""
+        _check_features(features)
         xw = self.word_embed(features[:, :18]).flatten(1)  # (B, 18·d)
         xt = self.tag_embed(features[:, 18:36]).flatten(1)  # (B, 18·d)
         xl = self.label_embed(features[:, 36:]).flatten(1)  # (B, 12·d)

@@ -103,22 +103,21 @@ def static_oracle(
     deprels: Sequence[str],
     words: Sequence[str] | None = None,
 ) -> list[Transition]:
-    """The 2n gold transitions that build the tree (heads[i-1] = head of word i, 0 = ROOT).
+    """The 2n gold transitions that build a tree (heads[i-1]: head of word i, 0: ROOT).
 
-    Raises ValueError for a malformed tree (see ``check_tree``) or a ``deprels`` of the wrong
-    length, and NonProjectiveError (a ValueError) naming the crossing arcs.
+    Raises ValueError for a malformed tree (see ``check_tree``) or a ``deprels`` of the
+    wrong length, and NonProjectiveError (a ValueError) naming the crossing arcs.
     """
     words = _check_gold_tree(heads, deprels, words)
-    missing = [0] * (
-        len(heads) + 1
-    )  # missing[i]: gold dependents of i not yet attached
+    missing = [0] * (len(heads) + 1)  # missing[i]: gold dependents of i yet to attach
     for h in heads:
         missing[h] += 1
     config, transitions = Configuration.initial(words), []
     while not config.is_terminal():
         t = oracle_next(config, heads, deprels, missing)
-        if t.kind != "SHIFT":
-            missing[config.stack[-1] if t.kind == "LEFT-ARC" else config.stack[-2]] -= 1
+        if t.kind != "SHIFT":  # the new arc's head has one dependent fewer to wait for
+            head = config.stack[-1] if t.kind == "LEFT-ARC" else config.stack[-2]
+            missing[head] -= 1
         transitions.append(t)
         config = config.apply(t)
     return transitions

@@ -161,25 +161,32 @@ def trained_rnn_gradients(
     return hidden_state_gradients(cell, x, readout.to(device), labels)
 
 
-def jacobian_norms(cell: RNNCell, x: Tensor) -> Tensor:
-    """‖∂h_T/∂h_{T−k}‖₂ (largest singular value) for k = 0..T−1, one sequence x (T, D).
-
-    Built from the lecture's product: ∂h_t/∂h_{t−1} = diag(1 − h_t²) W_h, multiplied from the
-    last step backwards. Returns a (T,) tensor; entry k is the norm after k factors (k = 0: I).
-    """
+def _check_tanh_sequence(cell: RNNCell, x: Tensor) -> None:
+    """jacobian_norms' inputs: a tanh RNNCell and one sequence (T, D)."""
     if not isinstance(cell, RNNCell) or cell.nonlinearity != "tanh":
         raise TypeError(
             f"jacobian_norms needs a tanh RNNCell; got {type(cell).__name__}"
         )
     if x.dim() != 2:
         raise ValueError(f"x must be one sequence (T, D); got {tuple(x.shape)}")
+
+
+def jacobian_norms(cell: RNNCell, x: Tensor) -> Tensor:
+    """‖∂h_T/∂h_{T−k}‖₂ (largest singular value) for k = 0..T−1, one sequence x (T, D).
+
+    Built from the lecture's product: ∂h_t/∂h_{t−1} = diag(1 − h_t²) W_h, multiplied
+    from the last step backwards. Returns a (T,) tensor; entry k is the norm after k
+    factors (k = 0: I).
+    """
+    _check_tanh_sequence(cell, x)
     with torch.no_grad():
         (h,) = cell.init_state(1, device=x.device, dtype=x.dtype)
         hs = []
         for t in range(x.size(0)):
             h, _ = cell(x[t : t + 1], (h,))  # (1, H)
             hs.append(h[0])
-        J = torch.eye(cell.hidden_size, dtype=x.dtype, device=x.device)  # (H, H)
+        H = cell.hidden_size
+        J = torch.eye(H, dtype=x.dtype, device=x.device)  # (H, H)
         norms = [torch.linalg.matrix_norm(J, ord=2)]
         W_h = cell.W_hh.T  # (H, H)  the lecture's column form
         for h_t in reversed(hs[1:]):

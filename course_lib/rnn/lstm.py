@@ -83,7 +83,7 @@ class LSTMCell(TorchLayoutCell):
     def forward(
         self, x: Tensor, state: tuple[Tensor, Tensor]
     ) -> tuple[Tensor, tuple[Tensor, Tensor]]:
-        """One step. x: (B, D); state (h_{t−1}, c_{t−1}). Returns H_t (B, H) and (H_t, C_t)."""
+        """One step. x: (B, D); state (h_{t−1}, c_{t−1}). Returns H_t (B, H), (H_t, C_t)."""
         g = self.gates(x, state)
         c = g["forget"] * state[1] + g["input"] * g["candidate"]  # (B, H)  C_t
         h = g["output"] * torch.tanh(c)  # (B, H)  H_t

@@ -17,7 +17,7 @@ twin, with the same numbers); ``TaggerConfig(cell="gru")`` swaps in ``torch.nn.G
 Chapter 6's LSTM-against-GRU comparison.
 
 Shape legend: B batch (sentences), T time (words, padded), E embedding width, H hidden width,
-C tags.
+S = directions · H (2H for the BiLSTM), C tags.
 """
 
 from __future__ import annotations
@@ -208,6 +208,19 @@ def tagging_batches(
     return batches
 
 
+def _check_tagger_inputs(
+    words: Tensor, suffixes: Tensor, shapes: Tensor, lengths: Tensor
+) -> None:
+    """The tagger's inputs: three (B, T) id tensors of one shape and (B,) lengths >= 1."""
+    if words.dim() != 2 or not words.shape == suffixes.shape == shapes.shape:
+        raise ValueError(
+            "words, suffixes and shapes must be (B, T) of one shape; got "
+            f"{tuple(words.shape)}, {tuple(suffixes.shape)}, {tuple(shapes.shape)}"
+        )
+    if lengths.shape != (words.size(0),) or lengths.min() < 1:
+        raise ValueError(f"lengths must be (B,) with entries >= 1; got {lengths}")
+
+
 class BiLSTMTagger(nn.Module):
     """Embeddings [word; suffix; shape] → (Bi)LSTM (or GRU) → linear: logits for every word."""
 
@@ -231,22 +244,17 @@ class BiLSTMTagger(nn.Module):
         self, words: Tensor, suffixes: Tensor, shapes: Tensor, lengths: Tensor
     ) -> Tensor:
         """words, suffixes, shapes: (B, T) ids; lengths: (B,). Returns logits (B, T, C)."""
-        if words.dim() != 2 or not words.shape == suffixes.shape == shapes.shape:
-            raise ValueError(
-                "words, suffixes and shapes must be (B, T) of one shape; got "
-                f"{tuple(words.shape)}, {tuple(suffixes.shape)}, {tuple(shapes.shape)}"
-            )
-        if lengths.shape != (words.size(0),) or lengths.min() < 1:
-            raise ValueError(f"lengths must be (B,) with entries >= 1; got {lengths}")
+        _check_tagger_inputs(words, suffixes, shapes, lengths)
         x = torch.cat(
             [self.word(words), self.suffix(suffixes), self.shape(shapes)], dim=-1
         )  # (B, T, E)
         x = self.dropout(x)  # (B, T, E)
         packed = pack_padded_sequence(
             x, lengths.cpu(), batch_first=True, enforce_sorted=False
-        )
-        out, _ = self.rnn(packed)
-        h, _ = pad_packed_sequence(out, batch_first=True, total_length=words.size(1))
+        )  # only the real steps of each sentence
+        out, _ = self.rnn(packed)  # packed, (sum of lengths, S)
+        T = words.size(1)
+        h, _ = pad_packed_sequence(out, batch_first=True, total_length=T)  # (B, T, S)
         return self.out(self.dropout(h))  # (B, T, C)
 
     def loss(self, batch: Batch) -> Tensor:
