@@ -106,6 +106,9 @@ def test_context_windows_reject_bad_input():
         context_windows(torch.tensor([1, 2]), "nearby", 1, pad_id=0, reach=0)
     with pytest.raises(ValueError, match="1-D"):
         context_windows(torch.tensor([[1, 2]]), "both", 1, pad_id=0)
+    for kind in ("left", "nearby"):  # an empty stream, whatever the context
+        with pytest.raises(ValueError, match="non-empty 1-D stream"):
+            context_windows(torch.tensor([], dtype=torch.long), kind, 1, pad_id=0)
 
 
 def test_embed_std_sets_the_initial_spread():

@@ -172,12 +172,12 @@ def neg_sampling_loss(
 def sgns_loss_and_gradient(
     v_c: Tensor, u_o: Tensor, u_neg: Tensor, *, reduction: str = "mean"
 ) -> tuple[Tensor, Tensor, Tensor, Tensor]:
-    r"""The SGNS loss and its hand-derived gradients, without autograd (lecture 2). Chapter 2.
+    r"""The SGNS loss and its gradients derived by hand, no autograd (lecture 2). Ch. 2.
 
-    ∂J/∂v_c = (σ_o - 1) u_o + Σ_k σ_k u_k, ∂J/∂u_o = (σ_o - 1) v_c, ∂J/∂u_k = σ_k v_c, with
-    σ_o = σ(u_oᵀv_c) and σ_k = σ(u_kᵀv_c). Shapes as in ``neg_sampling_loss``. Returns the loss
-    (scalar, (B,) for ``"none"``), grad_v_c (B, D), grad_u_o (B, D) and grad_u_neg (B, K, D),
-    row b being example b's gradient, divided by B for ``"mean"``.
+    ∂J/∂v_c = (σ_o - 1) u_o + Σ_k σ_k u_k, ∂J/∂u_o = (σ_o - 1) v_c, ∂J/∂u_k = σ_k v_c,
+    with σ_o = σ(u_oᵀv_c) and σ_k = σ(u_kᵀv_c). Shapes as in ``neg_sampling_loss``.
+    Returns the loss (scalar, (B,) for ``"none"``), grad_v_c (B, D), grad_u_o (B, D) and
+    grad_u_neg (B, K, D), row b being example b's gradient, divided by B for ``"mean"``.
     """
     _check_sgns_inputs(v_c, u_o, u_neg)
     with torch.no_grad():

@@ -72,13 +72,17 @@ def embedding_lookup(E: Tensor, ids: Ids, *, method: str = "matmul") -> Tensor:
     multiply-adds a word, to show the identity); ``"index"`` selects rows, E[ids], as
     ``nn.Embedding`` does. Both return (..., D) with the same values.
     """
-    if not isinstance(E, Tensor) or E.dim() != 2:
-        raise ValueError(f"E must be a 2-D embedding matrix (V, D), got {describe(E)}")
+    _check_lookup(E, method)
     ids = _as_ids(ids, E.size(0), E.device)  # (...)
     if method == "matmul":
         return (
             one_hot(ids, E.size(0), dtype=E.dtype) @ E
         )  # (..., V) @ (V, D) -> (..., D)
-    if method == "index":
-        return E[ids]  # (..., D)
-    raise ValueError(f"method must be 'matmul' or 'index', got {method!r}")
+    return E[ids]  # (..., D)
+
+
+def _check_lookup(E: Tensor, method: str) -> None:
+    if not isinstance(E, Tensor) or E.dim() != 2:
+        raise ValueError(f"E must be a 2-D embedding matrix (V, D), got {describe(E)}")
+    if method not in ("matmul", "index"):
+        raise ValueError(f"method must be 'matmul' or 'index', got {method!r}")

@@ -154,12 +154,13 @@ def naive_softmax_loss(
 def naive_softmax_loss_and_gradient(
     v_c: Tensor, o: Tensor, U: Tensor, *, reduction: str = "mean"
 ) -> tuple[Tensor, Tensor, Tensor]:
-    r"""The loss and its hand-derived gradients, without autograd (lecture 1, assignment 2).
+    r"""The loss and its gradients derived by hand, without autograd (lecture 1). Ch. 1.
 
-    With ŷ = softmax(U v_c) and y the one-hot of o:  ∂J/∂v_c = Uᵀ(ŷ - y),  ∂J/∂U = (ŷ - y) v_cᵀ.
-    Batched: v_c (B, D), o (B,), U (V, D). Returns the loss (scalar; (B,) if ``reduction="none"``),
-    grad_v_c (B, D) (row b = ∂J/∂v_c of example b) and grad_U (V, D), summed over the batch; both
-    are divided by B for ``"mean"`` and are those of the summed loss otherwise. Chapter 1.
+    With ŷ = softmax(U v_c) and y the one-hot of o (assignment 2):
+    ∂J/∂v_c = Uᵀ(ŷ - y) and ∂J/∂U = (ŷ - y) v_cᵀ. Batched: v_c (B, D), o (B,), U (V, D).
+    Returns the loss (scalar; (B,) if ``reduction="none"``), grad_v_c (B, D) (row b is
+    ∂J/∂v_c of example b) and grad_U (V, D), summed over the batch; both are divided by
+    B for ``"mean"`` and are those of the summed loss otherwise.
     """
     _check_softmax_inputs(v_c, o, U)
     with torch.no_grad():

@@ -128,20 +128,18 @@ def _check_context(kind: str, n: int, reach: int) -> None:
 def context_windows(
     ids: Tensor, kind: str, n: int, *, pad_id: int, reach: int = 5, seed: int = 0
 ) -> tuple[Tensor, Tensor]:
-    """The context of every target word of a stream (M,), for *Sequence Models*' choices.
+    """The context of every target word of a stream (M,), as *Sequence Models* lists.
 
     ``kind="left"``: the last n words (``make_windows``; n = 4 or 1 in the lecture);
-    ``"both"``: n words on the left, then n on the right (W = 2n); ``"nearby"``: n words
-    each drawn at a uniform offset in -reach..-1, 1..reach (seeded; n = 1 is skip-gram's
-    context, seen from the target). Positions past either end of the stream hold
-    ``pad_id``. Returns the contexts (M, W) and the targets (M,). Chapter 1.
+    ``"both"``: n words on the left, then n on the right (W = 2n); ``"nearby"``: n
+    words each drawn at a uniform offset in -reach..-1, 1..reach (seeded; n = 1 is
+    skip-gram's context, seen from the target). Positions past either end of the stream
+    hold ``pad_id``. Returns the contexts (M, W) and the targets (M,). Chapter 1.
     """
-    _check_context(kind, n, reach)
+    _check_context_windows(ids, kind, n, reach)
     ids = torch.as_tensor(ids, dtype=torch.long)  # (M,)
     if kind == "left":
         return make_windows(ids, n, pad_id)  # (M, n), (M,)
-    if ids.dim() != 1 or ids.numel() == 0:
-        raise ValueError(f"ids must be a non-empty 1-D stream, got {tuple(ids.shape)}")
     M = ids.numel()
     if kind == "both":
         offsets = torch.cat([torch.arange(-n, 0), torch.arange(1, n + 1)])  # (2n,)
@@ -154,6 +152,13 @@ def context_windows(
     inside = (pos >= 0) & (pos < M)  # (M, W)
     x = ids[pos.clamp(0, M - 1)].masked_fill(~inside, pad_id)  # (M, W)
     return x, ids  # (M, W), (M,)
+
+
+def _check_context_windows(ids: Tensor, kind: str, n: int, reach: int) -> None:
+    _check_context(kind, n, reach)
+    ids = torch.as_tensor(ids, dtype=torch.long)  # (M,)
+    if ids.dim() != 1 or ids.numel() == 0:
+        raise ValueError(f"ids must be a non-empty 1-D stream, got {tuple(ids.shape)}")
 
 
 @torch.no_grad()
