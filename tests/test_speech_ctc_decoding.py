@@ -8,6 +8,7 @@ import torch
 
 from course_lib.speech.ctc import alignments, collapse, ctc_loss
 from course_lib.speech.ctc_decoding import (
+    brute_force_best,
     extend_prefixes,
     greedy_decode,
     prefix_beam_search,
@@ -71,3 +72,13 @@ def test_extend_prefixes_keeps_blank_and_symbol_endings_apart():
     # prune skips a class whose log-probability is below it
     pruned = extend_prefixes({(): (0.0, -math.inf)}, [ln(0.99), ln(0.01)], prune=-2.0)
     assert set(pruned) == {()}
+
+
+def test_brute_force_best_sums_the_paths_of_each_label():
+    # two frames, 0.6 blank / 0.4 symbol: the best path is "__" (0.36), but three paths
+    # collapse to [1] (0.16 + 0.24 + 0.24 = 0.64)
+    lp = torch.tensor([[0.6, 0.4], [0.6, 0.4]], dtype=torch.float64).log()
+    label, score = brute_force_best(lp)
+    assert label == (1,)
+    assert math.exp(score) == pytest.approx(0.64)
+    assert greedy_decode(lp[None])[0] == []

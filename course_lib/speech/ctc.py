@@ -372,7 +372,7 @@ def time_ctc(
     logits = torch.randn(batch, frames, classes, generator=g).to(device)  # (B, T, C)
     logits.requires_grad_()
     target_lengths = torch.randint(2, 8, (batch,), generator=g)  # (B,)
-    targets = torch.randint(1, classes, (batch, 7), generator=g)  # (B, 7)
+    targets = torch.randint(1, classes, (batch, 7), generator=g).to(device)  # (B, 7)
     input_lengths = torch.randint(frames * 2 // 3, frames + 1, (batch,), generator=g)
     input_lengths[0] = frames
     lengths = (input_lengths, target_lengths)

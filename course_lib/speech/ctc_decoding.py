@@ -14,14 +14,17 @@ Shape legend: B batch, T frames, C classes incl. the blank.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import defaultdict
 
+import numpy as np
 from torch import Tensor
 
 from course_lib.speech.ctc import collapse
 
 __all__ = [
+    "brute_force_best",
     "edit_distance",
     "error_rate",
     "extend_prefixes",
@@ -80,8 +83,8 @@ def extend_prefixes(
     """One frame of prefix beam search: every kept prefix ℓ, with (ln p_b, ln p_nb),
     extended by every class k whose ln y_t(k) is at least ``prune``.
 
-    beams: {prefix: (ln p_b, ln p_nb)}; frame: C log-probabilities. Returns the same kind
-    of dict for the next frame, with paths that reach the same prefix merged.
+    beams: {prefix: (ln p_b, ln p_nb)}; frame: C log-probabilities. Returns the same
+    kind of dict for the next frame, with paths that reach the same prefix merged.
     """
     nxt: dict = defaultdict(lambda: (_NEG, _NEG))
     for prefix, (pb, pnb) in beams.items():
@@ -118,6 +121,23 @@ def prefix_beam_search(
         beams = dict(ranked[:beam])  # the k most probable prefixes
     out = [(prefix, _lse(pb, pnb)) for prefix, (pb, pnb) in beams.items()]
     return sorted(out, key=lambda kv: -kv[1])
+
+
+def brute_force_best(
+    log_probs: Tensor, blank: int = 0
+) -> tuple[tuple[int, ...], float]:
+    """The most probable label of a tiny (T, C) output and its ln p(label | x), by
+    enumerating all C^T paths and summing, per label, the paths that collapse to it.
+
+    For checking decoders on toy outputs only (T ≤ ~8).
+    """
+    T, C = log_probs.shape
+    scores: dict = {}
+    for p in itertools.product(range(C), repeat=T):
+        lab = tuple(collapse(p, blank))
+        s = sum(log_probs[t, k].item() for t, k in enumerate(p))
+        scores[lab] = np.logaddexp(scores.get(lab, -np.inf), s)
+    return max(scores.items(), key=lambda kv: kv[1])
 
 
 def edit_distance(a: list[int] | str, b: list[int] | str) -> int:
