@@ -12,6 +12,7 @@ from course_lib.speech.ctc import (
     collapse,
     ctc_loss,
     ctc_posteriors,
+    time_ctc,
     viterbi_path,
 )
 
@@ -159,3 +160,14 @@ def test_alignments_is_exhaustive_for_tiny_cases():
     every = list(itertools.product(range(C), repeat=T))
     labels = {tuple(collapse(p)) for p in every}
     assert sum(len(list(alignments(list(lab), T, C))) for lab in labels) == C**T
+
+
+def test_time_ctc_times_both_losses_on_one_batch_and_leaves_the_global_seed():
+    torch.manual_seed(3)
+    expected = torch.rand(1)
+    torch.manual_seed(3)
+    timed = time_ctc(batch=4, frames=20, repeats=2)
+    assert set(timed) == {"ours", "torch", "loss_gap"}
+    assert timed["ours"] > 0 and timed["torch"] > 0
+    assert timed["loss_gap"] < 1e-4  # the same loss, in float32
+    assert torch.equal(torch.rand(1), expected)

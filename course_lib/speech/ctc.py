@@ -21,9 +21,12 @@ Shape legend: B batch, T frames, C classes incl. the blank, S label length, S' =
 from __future__ import annotations
 
 import itertools
+import statistics
+import time
 from collections.abc import Iterator, Sequence
 
 import torch
+import torch.nn.functional as F
 from torch import Tensor
 
 __all__ = [
@@ -34,6 +37,7 @@ __all__ = [
     "ctc_loss",
     "ctc_posteriors",
     "extend_labels",
+    "time_ctc",
     "viterbi_path",
 ]
 
@@ -111,6 +115,22 @@ def ctc_alpha(log_probs: Tensor, ext: Tensor, blank: int = 0) -> Tensor:
     return torch.stack(out, 1)  # (B, T, S')
 
 
+def _beta_boundary(e, ext, input_lengths, target_lengths, blank):
+    """What β needs besides the recursion: the legal skips s → s + 2 (0 or −inf), the
+    start values at each sequence's last frame, and which frames are last or inside."""
+    T, Sx = e.shape[1:]
+    skip_from = _shift(_skip_allowed(ext, blank).float(), -2).bool()  # s → s + 2 legal
+    no_skip = torch.zeros_like(e[:, 0]).masked_fill(~skip_from, NEG_INF)  # (B, S')
+    s = torch.arange(Sx, device=ext.device)
+    ends = 2 * target_lengths[:, None]  # (B, 1)
+    final = (s == ends) | (s == ends - 1)  # (B, S')
+    starts = e.masked_fill(~final[:, None], NEG_INF)  # (B, T, S'): β at each last frame
+    t_idx = torch.arange(T, device=ext.device)[:, None, None]  # (T, 1, 1)
+    last = t_idx == (input_lengths - 1)[None, :, None]  # (T, B, 1)
+    inside = t_idx < (input_lengths - 1)[None, :, None]  # (T, B, 1)
+    return no_skip, starts, last, inside
+
+
 def ctc_beta(
     log_probs: Tensor,
     ext: Tensor,
@@ -124,27 +144,20 @@ def ctc_beta(
     past a sequence's end. Returns (B, T, S').
     """
     e = _emissions(log_probs, ext)  # (B, T, S')
-    B, T, Sx = e.shape
-    skip_from = _shift(_skip_allowed(ext, blank).float(), -2).bool()  # s → s + 2 legal
-    no_skip = torch.zeros_like(e[:, 0]).masked_fill(~skip_from, NEG_INF)  # (B, S')
-    s = torch.arange(Sx, device=ext.device)
-    ends = 2 * target_lengths[:, None]  # (B, 1)
-    final = (s == ends) | (s == ends - 1)  # (B, S')
-    starts = e.masked_fill(~final[:, None], NEG_INF)  # (B, T, S'): β at each last frame
-    t_idx = torch.arange(T, device=ext.device)[:, None, None]  # (T, 1, 1)
-    last = t_idx == (input_lengths - 1)[None, :, None]  # (T, B, 1)
-    inside = t_idx < (input_lengths - 1)[None, :, None]  # (T, B, 1)
+    no_skip, starts, last, inside = _beta_boundary(
+        e, ext, input_lengths, target_lengths, blank
+    )  # (B, S'), (B, T, S'), (T, B, 1), (T, B, 1)
     pad = torch.full_like(e[:, 0, :2], NEG_INF)  # (B, 2)
     beta = torch.full_like(e[:, 0], NEG_INF)  # (B, S')
-    out = [beta] * T
-    for t in range(T - 1, -1, -1):
+    out = [beta] * e.size(1)
+    for t in range(e.size(1) - 1, -1, -1):
         nxt = torch.cat([beta, pad], 1)  # (B, S' + 2): nxt[:, s] = β_{t+1}(s)
         stay_or_step = torch.logaddexp(nxt[:, :-2], nxt[:, 1:-1])  # (B, S')
         jump = nxt[:, 2:] + no_skip  # (B, S'): β_{t+1}(s + 2) where legal
         recur = e[:, t] + torch.logaddexp(stay_or_step, jump)  # (B, S')
         beta = torch.where(
             last[t], starts[:, t], torch.where(inside[t], recur, NEG_INF)
-        )
+        )  # (B, S')
         out[t] = beta
     return torch.stack(out, 1)  # (B, T, S')
 
@@ -323,3 +336,62 @@ def viterbi_path(log_probs: Tensor, label: Sequence[int], blank: int = 0) -> lis
         s -= int(arg[s])
         path.append(s)
     return path[::-1]
+
+
+def _median_seconds(fn, repeats: int, device: torch.device) -> float:
+    """The median wall-clock time of ``fn()`` over ``repeats`` calls (CUDA synchronised)."""
+    times = []
+    for _ in range(repeats):
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
+        start = time.perf_counter()
+        fn()
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def time_ctc(
+    batch: int = 32,
+    frames: int = 150,
+    classes: int = 11,
+    *,
+    repeats: int = 5,
+    device=None,
+) -> dict[str, float]:
+    """Our :func:`ctc_loss` and ``torch.nn.functional.ctc_loss``, loss and gradient, timed
+    on the same random batch (labels of 2-7 symbols, inputs of 2/3 to all ``frames``).
+
+    Returns the median seconds of each, ``{"ours": ..., "torch": ...}``, and
+    ``"loss_gap"``, the largest difference between the two losses. Uses its own seeded
+    generator: the global random state is left as it was.
+    """
+    device = torch.device("cpu" if device is None else device)
+    g = torch.Generator().manual_seed(0)
+    logits = torch.randn(batch, frames, classes, generator=g).to(device)  # (B, T, C)
+    logits.requires_grad_()
+    target_lengths = torch.randint(2, 8, (batch,), generator=g)  # (B,)
+    targets = torch.randint(1, classes, (batch, 7), generator=g).to(device)  # (B, 7)
+    input_lengths = torch.randint(frames * 2 // 3, frames + 1, (batch,), generator=g)
+    input_lengths[0] = frames
+    lengths = (input_lengths, target_lengths)
+
+    def ours():
+        logits.grad = None
+        loss = ctc_loss(logits.log_softmax(-1), targets, *lengths)
+        loss.backward()
+        return loss.detach()
+
+    def reference():
+        logits.grad = None
+        loss = F.ctc_loss(logits.log_softmax(-1).transpose(0, 1), targets, *lengths)
+        loss.backward()
+        return loss.detach()
+
+    gap = (ours() - reference()).abs().item()  # also a warm-up of each
+    return {
+        "ours": _median_seconds(ours, repeats, device),
+        "torch": _median_seconds(reference, repeats, device),
+        "loss_gap": gap,
+    }

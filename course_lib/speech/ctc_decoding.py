@@ -14,14 +14,23 @@ Shape legend: B batch, T frames, C classes incl. the blank.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import defaultdict
 
+import numpy as np
 from torch import Tensor
 
 from course_lib.speech.ctc import collapse
 
-__all__ = ["edit_distance", "error_rate", "greedy_decode", "prefix_beam_search"]
+__all__ = [
+    "brute_force_best",
+    "edit_distance",
+    "error_rate",
+    "extend_prefixes",
+    "greedy_decode",
+    "prefix_beam_search",
+]
 
 _NEG = -math.inf
 
@@ -54,47 +63,81 @@ def greedy_decode(
     return [collapse(best[b, : lengths[b]].tolist(), blank) for b in range(B)]
 
 
+def _check_beam(log_probs: Tensor, beam: int) -> None:
+    if not isinstance(log_probs, Tensor) or log_probs.dim() != 2:
+        shape = getattr(log_probs, "shape", None)
+        raise ValueError(f"log_probs must be (T, C) for one utterance; got {shape}")
+    if beam < 1:
+        raise ValueError(f"beam must be >= 1; got {beam}")
+
+
+def _add(nxt: dict, prefix: tuple, lp: float, *, ends_in_blank: bool) -> None:
+    """Add the paths of log-probability ``lp`` to ``prefix``'s p_b or its p_nb."""
+    b, nb = nxt[prefix]
+    nxt[prefix] = (_lse(b, lp), nb) if ends_in_blank else (b, _lse(nb, lp))
+
+
+def extend_prefixes(
+    beams: dict, frame: list[float], blank: int = 0, prune: float = -math.inf
+) -> dict:
+    """One frame of prefix beam search: every kept prefix ℓ, with (ln p_b, ln p_nb),
+    extended by every class k whose ln y_t(k) is at least ``prune``.
+
+    beams: {prefix: (ln p_b, ln p_nb)}; frame: C log-probabilities. Returns the same
+    kind of dict for the next frame, with paths that reach the same prefix merged.
+    """
+    nxt: dict = defaultdict(lambda: (_NEG, _NEG))
+    for prefix, (pb, pnb) in beams.items():
+        total = _lse(pb, pnb)
+        for k, lp in enumerate(frame):
+            if lp < prune:
+                continue
+            if k == blank:  # ℓ stays ℓ and now ends in a blank
+                _add(nxt, prefix, total + lp, ends_in_blank=True)
+            elif prefix and k == prefix[-1]:  # a repeat without a blank merges: ℓ
+                _add(nxt, prefix, pnb + lp, ends_in_blank=False)
+                # after a blank, the repeat is a new symbol
+                _add(nxt, prefix + (k,), pb + lp, ends_in_blank=False)
+            else:
+                _add(nxt, prefix + (k,), total + lp, ends_in_blank=False)
+    return nxt
+
+
 def prefix_beam_search(
     log_probs: Tensor, beam: int = 8, blank: int = 0, prune: float = -math.inf
 ) -> list[tuple[tuple[int, ...], float]]:
     """Prefix beam search over one utterance (Hannun et al., 2014, Algorithm 1, no LM).
 
-    log_probs: (T, C) log-probabilities; beam: prefixes kept per frame; prune: skip classes
-    whose ln y_t(k) is below this (−inf keeps all). Returns up to ``beam`` pairs
+    log_probs: (T, C) log-probabilities; beam: prefixes kept per frame; prune: skip
+    classes whose ln y_t(k) is below this (−inf keeps all). Returns up to ``beam`` pairs
     (prefix, ln p(prefix | x) over the paths kept), best first.
     """
-    if not isinstance(log_probs, Tensor) or log_probs.dim() != 2:
-        raise ValueError(
-            f"log_probs must be (T, C) for one utterance; got {getattr(log_probs, 'shape', None)}"
-        )
-    if beam < 1:
-        raise ValueError(f"beam must be >= 1; got {beam}")
+    _check_beam(log_probs, beam)
     y = log_probs.detach().double().cpu().tolist()  # T lists of C floats
     beams = {(): (0.0, _NEG)}  # prefix -> (ln p_b, ln p_nb)
     for frame in y:
-        nxt: dict = defaultdict(lambda: (_NEG, _NEG))
-        for prefix, (pb, pnb) in beams.items():
-            total = _lse(pb, pnb)
-            for k, lp in enumerate(frame):
-                if lp < prune:
-                    continue
-                if k == blank:  # ℓ stays ℓ and now ends in a blank
-                    b, nb = nxt[prefix]
-                    nxt[prefix] = (_lse(b, total + lp), nb)
-                elif prefix and k == prefix[-1]:
-                    b, nb = nxt[prefix]  # a repeat without a blank merges: still ℓ
-                    nxt[prefix] = (b, _lse(nb, pnb + lp))
-                    longer = prefix + (k,)  # after a blank, the repeat is a new symbol
-                    b, nb = nxt[longer]
-                    nxt[longer] = (b, _lse(nb, pb + lp))
-                else:
-                    longer = prefix + (k,)
-                    b, nb = nxt[longer]
-                    nxt[longer] = (b, _lse(nb, total + lp))
+        nxt = extend_prefixes(beams, frame, blank, prune)
         ranked = sorted(nxt.items(), key=lambda kv: -_lse(*kv[1]))
-        beams = dict(ranked[:beam])
+        beams = dict(ranked[:beam])  # the k most probable prefixes
     out = [(prefix, _lse(pb, pnb)) for prefix, (pb, pnb) in beams.items()]
     return sorted(out, key=lambda kv: -kv[1])
+
+
+def brute_force_best(
+    log_probs: Tensor, blank: int = 0
+) -> tuple[tuple[int, ...], float]:
+    """The most probable label of a tiny (T, C) output and its ln p(label | x), by
+    enumerating all C^T paths and summing, per label, the paths that collapse to it.
+
+    For checking decoders on toy outputs only (T ≤ ~8).
+    """
+    T, C = log_probs.shape
+    scores: dict = {}
+    for p in itertools.product(range(C), repeat=T):
+        lab = tuple(collapse(p, blank))
+        s = sum(log_probs[t, k].item() for t, k in enumerate(p))
+        scores[lab] = np.logaddexp(scores.get(lab, -np.inf), s)
+    return max(scores.items(), key=lambda kv: kv[1])
 
 
 def edit_distance(a: list[int] | str, b: list[int] | str) -> int:

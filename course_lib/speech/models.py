@@ -45,6 +45,11 @@ def _check_frames(x: Tensor, lengths: Tensor, n_mels: int) -> None:
         raise ValueError(f"lengths must be (B,) in 1..T; got {lengths.tolist()}")
 
 
+def _check_mels(x: Tensor, n_mels: int) -> None:
+    if not isinstance(x, Tensor) or x.dim() != 3 or x.size(-1) != n_mels:
+        raise ValueError(f"x must be (B, T, M={n_mels}); got {getattr(x, 'shape', x)}")
+
+
 class DigitClassifier(nn.Module):
     """Many-to-one: a GRU (Chapter 6's ``RecurrentNet("gru")``) reads the frames; its state
     at each utterance's last frame is classified, logits = W h_{T_b} + b. Bidirectional:
@@ -157,10 +162,7 @@ class TriggerDetector(nn.Module):
 
     def forward(self, x: Tensor) -> Tensor:
         """x: (B, T, M). Returns logits (B, Y), Y = conv_output_lengths(T)."""
-        if not isinstance(x, Tensor) or x.dim() != 3 or x.size(-1) != self.n_mels:
-            raise ValueError(
-                f"x must be (B, T, M={self.n_mels}); got {getattr(x, 'shape', x)}"
-            )
+        _check_mels(x, self.n_mels)
         z = torch.relu(self.conv(x.transpose(1, 2))).transpose(1, 2)  # (B, Y, channels)
         h, _ = self.rnn(z)  # (B, Y, H)
         return self.out(h).squeeze(-1)  # (B, Y)
