@@ -1,4 +1,5 @@
-"""Our BPE trainer against HF ``tokenizers`` on WikiText-2 train, in one run. Chapter 9.
+"""Our BPE trainer against HF ``tokenizers`` on WikiText-2 train, and the plain loop
+against the incremental pair index, in one run. Chapter 9.
 
 Issue target: the same merges, and our training time within 20x of HF's on WikiText-2
 train (2 M tokens, 8,000 merges). Both sides start from the raw lines (pre-tokenizing and
@@ -7,9 +8,16 @@ the same special token, and must produce identical merges and vocabularies; then
 encode the valid and test lines one line at a time (HF with ``encode_batch``, on all the
 threads it uses by default), must give identical ids, and their throughputs are printed.
 
+Then the chapter's two trainers side by side on one smaller corpus (the first
+``--naive-lines`` lines, byte-level words, ``--naive-merges`` merges): the plain loop
+``train_bpe_naive``, which recounts every pair after every merge, and ``train_bpe``, which
+keeps an index of pair counts that each merge updates only where it changes a word. Both
+must learn the same merges; their times and the ratio naive / incremental are printed.
+
 Usage::
 
     python benchmarks/bpe_speed.py [--kind byte_bpe|bpe|both] [--merges 8000] [--lines N]
+        [--naive-lines 300] [--naive-merges 300]
 """
 
 from __future__ import annotations
@@ -20,7 +28,13 @@ import os
 import time
 
 from course_lib.data import wikitext_lines
-from course_lib.subwords import Tokenizer, bytes_to_unicode, word_counts
+from course_lib.subwords import (
+    Tokenizer,
+    bytes_to_unicode,
+    train_bpe,
+    train_bpe_naive,
+    word_counts,
+)
 
 SPECIALS = ["<|endoftext|>"]
 
@@ -85,11 +99,32 @@ def run(kind: str, lines: list[str], n_merges: int, test: list[str]) -> dict:
     }
 
 
+def naive_against_incremental(lines: list[str], n_merges: int) -> dict:
+    """The plain loop and the pair index on the same word counts: times, same merges."""
+    counts = word_counts(lines, "byte_level")
+    vocab_size = len({c for word in counts for c in word}) + n_merges
+    start = time.perf_counter()
+    naive = train_bpe_naive(counts, vocab_size)
+    t_naive = time.perf_counter() - start
+    start = time.perf_counter()
+    fast = train_bpe(counts, vocab_size)
+    t_fast = time.perf_counter() - start
+    return {
+        "words": len(counts),
+        "merges": len(naive),
+        "same_merges": naive == list(fast.merges),
+        "naive_s": t_naive,
+        "incremental_s": t_fast,
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--kind", choices=["byte_bpe", "bpe", "both"], default="both")
     parser.add_argument("--merges", type=int, default=8000)
     parser.add_argument("--lines", type=int, default=None, help="first N train lines")
+    parser.add_argument("--naive-lines", type=int, default=300)
+    parser.add_argument("--naive-merges", type=int, default=300)
     args = parser.parse_args(argv)
     import tokenizers
 
@@ -119,6 +154,14 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['encode_ours_tok_s']:>10,.0f} tokens/s   on valid+test "
             f"({r['encode_tokens']:,} tokens)"
         )
+    r = naive_against_incremental(lines[: args.naive_lines], args.naive_merges)
+    ok &= r["same_merges"]
+    print(
+        f"\n[naive vs incremental] first {args.naive_lines:,} lines, {r['words']:,} "
+        f"distinct words, {r['merges']:,} merges; identical merges: {r['same_merges']}\n"
+        f"  training  naive {r['naive_s']:6.2f} s   incremental {r['incremental_s']:6.2f} s"
+        f"   naive/incremental {r['naive_s'] / r['incremental_s']:5.1f}x"
+    )
     print(f"\nload average after: {os.getloadavg()[0]:.2f}; all targets met: {ok}")
     return 0 if ok else 1
 

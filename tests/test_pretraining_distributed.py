@@ -4,44 +4,37 @@ a checkpoint continues the same curve (DESIGN.md, "Past one machine")."""
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 import torch
 
 from course_lib.pretraining import GPT, GPTConfig, TrainConfig, eval_blocks, pretrain
-from course_lib.pretraining.launch import main
+from course_lib.pretraining.launch import main, run_torchrun, torchrun_command
 
 MODEL = dict(vocab_size=40, d_model=16, n_heads=2, d_ff=32, n_layers=2, max_len=12,
              dropout=0.0)  # fmt: skip
 ARGS = ["--synthetic", "2000", "--model", json.dumps(MODEL), "--steps", "6",
         "--batch-size", "8", "--warmup", "2", "--dtype", "float64"]  # fmt: skip
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_two_gloo_processes_equal_one_process(tmp_path):
     one = main([*ARGS, "--out", str(tmp_path / "one.json")])
-    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2",
-           "--master_port", str(_free_port()), "-m", "course_lib.pretraining.launch", *ARGS,
-           "--out", str(tmp_path / "two.json")]  # fmt: skip
-    done = subprocess.run(cmd, env=env, cwd=tmp_path, capture_output=True, text=True,
-                          timeout=240)  # fmt: skip
-    assert done.returncode == 0, done.stderr[-3000:]
+    done = run_torchrun([*ARGS, "--out", "two.json"], nproc_per_node=2, cwd=tmp_path,
+                        timeout=240)  # fmt: skip
+    assert done.returncode == 0
     two = json.loads((tmp_path / "two.json").read_text())
     assert len(two) == len(one) == 6
     for a, b in zip(one, two, strict=True):
         assert abs(a - b) < 1e-6, (one, two)
+
+
+def test_torchrun_command_and_a_failed_run(tmp_path):
+    assert torchrun_command(["--steps", "3"], 4) == [
+        "torchrun", "--nproc_per_node", "4", "-m", "course_lib.pretraining.launch",
+        "--steps", "3",
+    ]  # fmt: skip
+    with pytest.raises(RuntimeError, match="torchrun exited with"):
+        run_torchrun(["--steps", "3"], cwd=tmp_path, timeout=240)  # no data given
 
 
 def test_resuming_continues_the_same_curve(tmp_path):

@@ -11,6 +11,7 @@ from course_lib.pretraining import (
     GPTConfig,
     HeadOnly,
     PrefixTuning,
+    prefix_attention,
     trainable_count,
 )
 
@@ -99,3 +100,20 @@ def test_head_only_starts_as_the_model_and_trains_only_the_head():
         greedy_decode(head, x, eos=0, max_len=3)[0].tokens
         == greedy_decode(gpt, x, eos=0, max_len=3)[0].tokens
     )
+
+
+def test_prefix_attention_is_the_mean_share_on_the_prefix_keys():
+    gpt = _gpt()
+    prompts = [[1, 2, 3], [4, 5, 6, 7, 8]]
+    assert torch.equal(prefix_attention(PrefixTuning(gpt, 0).double(), prompts),
+                       torch.zeros(3))  # fmt: skip
+    torch.manual_seed(2)
+    tuned = PrefixTuning(gpt, 4).double()
+    shares = prefix_attention(tuned, prompts)
+    assert shares.shape == (3,) and ((shares > 0) & (shares < 1)).all()
+    expected = torch.zeros(3, dtype=torch.float64)
+    for prompt in prompts:
+        weights = gpt(torch.tensor([prompt]), past=tuned.past(1), fast=False).weights
+        expected += torch.stack([w[..., :4].sum(-1).mean() for w in weights])
+    torch.testing.assert_close(shares.double(), expected / 2, rtol=1e-6, atol=1e-7)
+    assert tuned.training  # eval mode only while measuring

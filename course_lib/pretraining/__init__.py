@@ -35,6 +35,7 @@ from course_lib.pretraining.prefix import (
     HeadOnly,
     PrefixTuning,
     freeze,
+    prefix_attention,
     trainable_count,
 )
 from course_lib.pretraining.span_corruption import (
@@ -84,6 +85,7 @@ __all__ = [
     "mlm_objective",
     "noise_counts",
     "pair_loss",
+    "prefix_attention",
     "pretrain",
     "random_blocks",
     "random_spans_noise_mask",

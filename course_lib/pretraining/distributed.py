@@ -153,6 +153,65 @@ def _batch(blocks: Tensor, step: int, cfg: TrainConfig, rank: int, world: int):
     return blocks[rows]  # (B_r, T)
 
 
+def _check_pretrain(
+    cfg: TrainConfig, world: int, resume: bool, checkpoint: str | Path | None
+) -> None:
+    if cfg.batch_size % world:
+        raise ValueError(
+            f"batch_size {cfg.batch_size} must be divisible by the world size {world}"
+        )
+    if resume and checkpoint is None:
+        raise ValueError("resume=True needs a checkpoint path")
+
+
+def _start(
+    model: nn.Module, cfg: TrainConfig, device: torch.device,
+    checkpoint: str | Path | None, resume: bool,
+) -> tuple[torch.optim.Optimizer, int, list[float]]:  # fmt: skip
+    """Move the model to ``device``, make its AdamW, and restore the checkpoint when
+    resuming: returns the optimiser, the step to start from and the losses so far."""
+    model.to(device)
+    opt = torch.optim.AdamW(
+        model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay
+    )
+    start, losses = load_checkpoint(checkpoint, model, opt) if resume else (0, [])
+    model.train()
+    return opt, start, losses
+
+
+def _set_lr(opt: torch.optim.Optimizer, lr: float) -> None:
+    for group in opt.param_groups:
+        group["lr"] = lr
+
+
+def _mean_over_ranks(loss: Tensor, world: int) -> float:
+    """The loss averaged over the ranks (each rank's own loss on one process)."""
+    value = loss.detach()
+    if world > 1:
+        dist.all_reduce(value)
+        value = value / world
+    return float(value)
+
+
+def _log_and_save(
+    step: int, stop: int, cfg: TrainConfig, rank: int, log, checkpoint, model, opt,
+    losses: list[float],
+) -> None:  # fmt: skip
+    """Rank 0 logs every ``log_every`` steps and saves every ``checkpoint_every`` steps
+    and at the last step (when a checkpoint path is given)."""
+    if log is not None and rank == 0 and (step + 1) % cfg.log_every == 0:
+        log(f"step {step + 1}/{cfg.steps}  loss {losses[-1]:.4f}")
+    every = cfg.checkpoint_every
+    if checkpoint is not None and rank == 0:
+        if (every and (step + 1) % every == 0) or step + 1 == stop:
+            save_checkpoint(checkpoint, model, opt, step + 1, losses)
+
+
+def _wait_for_every_rank(world: int) -> None:
+    if world > 1:
+        dist.barrier()
+
+
 def pretrain(
     model: nn.Module,
     blocks: Tensor,
@@ -168,31 +227,18 @@ def pretrain(
     """Train ``model`` on ``blocks`` (n, T) for ``cfg.steps`` global batches.
 
     Under ``torch.distributed`` (an initialised process group) the model is wrapped in
-    DDP and each rank takes B / world rows of each batch. Returns the global mean loss of
-    every step (all ranks agree). ``resume`` continues from ``checkpoint``.
+    DDP and each rank takes B / world rows of each batch. Returns the global mean loss
+    of every step (all ranks agree). ``resume`` continues from ``checkpoint``.
     """
     rank, world = _world()
-    if cfg.batch_size % world:
-        raise ValueError(
-            f"batch_size {cfg.batch_size} must be divisible by the world size {world}"
-        )
+    _check_pretrain(cfg, world, resume, checkpoint)
     device = torch.device(device or "cpu")
-    model.to(device)
-    opt = torch.optim.AdamW(
-        model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay
-    )
-    start, losses = 0, []
-    if resume:
-        if checkpoint is None:
-            raise ValueError("resume=True needs a checkpoint path")
-        start, losses = load_checkpoint(checkpoint, model, opt)
+    opt, start, losses = _start(model, cfg, device, checkpoint, resume)
     net = DistributedDataParallel(model) if world > 1 else model
     amp = cfg.bf16 and device.type == "cuda" and torch.cuda.is_bf16_supported()
-    model.train()
     stop = cfg.steps if until is None else min(until, cfg.steps)
     for step in range(start, stop):
-        for group in opt.param_groups:
-            group["lr"] = lr_at(step, cfg)
+        _set_lr(opt, lr_at(step, cfg))  # warm-up, then the cosine
         batch = _batch(blocks, step, cfg, rank, world).to(device)  # (B_r, T)
         with torch.autocast(device.type, dtype=torch.bfloat16, enabled=amp):
             loss = objective(net, batch)
@@ -200,17 +246,7 @@ def pretrain(
         loss.backward()  # DDP all-reduces (averages) the gradients here
         nn.utils.clip_grad_norm_(model.parameters(), cfg.clip_norm)
         opt.step()
-        value = loss.detach()
-        if world > 1:
-            dist.all_reduce(value)
-            value = value / world
-        losses.append(float(value))
-        if log is not None and rank == 0 and (step + 1) % cfg.log_every == 0:
-            log(f"step {step + 1}/{cfg.steps}  loss {losses[-1]:.4f}")
-        every = cfg.checkpoint_every
-        if checkpoint is not None and rank == 0:
-            if (every and (step + 1) % every == 0) or step + 1 == stop:
-                save_checkpoint(checkpoint, model, opt, step + 1, losses)
-    if world > 1:
-        dist.barrier()
+        losses.append(_mean_over_ranks(loss, world))
+        _log_and_save(step, stop, cfg, rank, log, checkpoint, model, opt, losses)
+    _wait_for_every_rank(world)
     return losses

@@ -89,8 +89,8 @@ class GPTOutput(NamedTuple):
 class GPTBlock(EncoderLayer):
     """One pre-LN decoder-only block: x + Attn(LN(x)) then x + FFN(LN(x)). Chapter 9.
 
-    Chapter 8's encoder layer with a key/value cache: ``past_kv`` (B, H, P, d_k) pairs are
-    prepended to the keys and values, and the pair for P + T tokens comes back.
+    Chapter 8's encoder layer with a key/value cache: ``past_kv`` (B, H, P, d_k) pairs
+    are prepended to the keys and values, and the pair for P + T tokens comes back.
     """
 
     def forward(  # type: ignore[override]
@@ -177,6 +177,19 @@ class GPT(nn.Module):
             c, GPTBlock, device
         )
 
+    def _check_features(self, tokens: Tensor, past: Cache | None) -> int:
+        """The checks of :meth:`features`: (B, T) ids, a cache that fits, T within the
+        context. Returns P, the number of cached positions."""
+        check_tokens(tokens)
+        B, T = tokens.shape
+        P = self._check_past(past, B, T)
+        if T > self.config.max_len:
+            raise ValueError(
+                f"{T} tokens exceed the context max_len={self.config.max_len}; "
+                "split the text into blocks of at most max_len tokens"
+            )
+        return P
+
     def _check_past(self, past: Cache | None, B: int, T: int) -> int:
         if past is None:
             return 0
@@ -204,15 +217,9 @@ class GPT(nn.Module):
         P … P + T − 1 and see every earlier key (mask (T, P + T), lower-triangular from
         column P).
         """
-        check_tokens(tokens)
-        B, T = tokens.shape
-        P = self._check_past(past, B, T)
-        if T > self.config.max_len:
-            raise ValueError(
-                f"{T} tokens exceed the context max_len={self.config.max_len}; "
-                "split the text into blocks of at most max_len tokens"
-            )
-        mask = torch.ones(T, P + T, dtype=torch.bool, device=tokens.device)
+        P = self._check_features(tokens, past)
+        T = tokens.size(1)
+        mask = torch.ones(T, P + T, dtype=torch.bool, device=tokens.device)  # (T, P+T)
         mask = mask.tril(diagonal=P)  # (T, P + T): causal, every past key visible
         x = self.pos(self.embed(tokens), offset=P)  # (B, T, D)
         weights, cache = [], []

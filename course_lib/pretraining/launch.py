@@ -8,6 +8,7 @@
 ``--data`` is a ``torch.save``'d 1-D tensor of token ids (``--synthetic N`` draws N random
 ids instead, for tests); it is cut into blocks of ``max_len + 1`` tokens. torchrun sets
 ``RANK``/``WORLD_SIZE``/``LOCAL_RANK``; the process group uses NCCL on GPUs, gloo on CPUs.
+``run_torchrun`` starts such a run from Python (a notebook) on CPU processes, with gloo.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import torch
@@ -24,7 +28,7 @@ from course_lib.pretraining.causal_lm import eval_blocks
 from course_lib.pretraining.distributed import TrainConfig, pretrain
 from course_lib.pretraining.gpt import GPT, GPTConfig
 
-__all__ = ["main", "parse_args"]
+__all__ = ["main", "parse_args", "run_torchrun", "torchrun_command"]
 
 _DTYPES = {"float32": torch.float32, "float64": torch.float64}
 
@@ -82,6 +86,48 @@ def main(argv: list[str] | None = None) -> list[float]:
     if distributed:
         dist.destroy_process_group()
     return losses
+
+
+def torchrun_command(argv: list[str], nproc_per_node: int = 2) -> list[str]:
+    """The command line that runs the launcher with ``argv`` on ``nproc_per_node``
+    processes, as a reader types it: ``torchrun --nproc_per_node 2 -m ...``."""
+    return [
+        "torchrun", "--nproc_per_node", str(nproc_per_node),
+        "-m", "course_lib.pretraining.launch", *argv,
+    ]  # fmt: skip
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run_torchrun(
+    argv: list[str], *, nproc_per_node: int = 2, cwd: str | Path | None = None,
+    timeout: float = 600,
+) -> subprocess.CompletedProcess:  # fmt: skip
+    """Run :func:`torchrun_command` as a subprocess on CPU processes (gloo): torchrun is
+    ``python -m torch.distributed.run``, started with this interpreter, on a free port,
+    with this ``course_lib`` importable, one thread a process and no GPU visible (so
+    that every process joins with gloo, on any machine). Raises ``RuntimeError`` with
+    the end of the processes' output when the run fails."""
+    root = str(Path(__file__).resolve().parents[2])
+    path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
+    env = dict(
+        os.environ, PYTHONPATH=path, OMP_NUM_THREADS="1", CUDA_VISIBLE_DEVICES=""
+    )
+    command = torchrun_command(argv, nproc_per_node)
+    port = ["--master_port", str(_free_port())]
+    full = [sys.executable, "-m", "torch.distributed.run", *port, *command[1:]]
+    done = subprocess.run(
+        full, env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout
+    )
+    if done.returncode != 0:
+        raise RuntimeError(
+            f"torchrun exited with {done.returncode}:\n{done.stderr[-3000:]}"
+        )
+    return done
 
 
 if __name__ == "__main__":

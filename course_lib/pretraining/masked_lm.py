@@ -37,16 +37,33 @@ class MaskedBatch(NamedTuple):
     randomised: Tensor  # (B, T) bool, selected and replaced by a random token
 
 
-def _check(tokens: Tensor, vocab_size: int, mask_id: int, shares: Iterable[float]):
+def _check(
+    tokens: Tensor, vocab_size: int, mask_id: int, select_prob: float,
+    mask_prob: float, random_prob: float,
+) -> None:  # fmt: skip
     if not isinstance(tokens, Tensor) or tokens.dim() != 2:
         raise ValueError(f"tokens must be a (B, T) tensor of ids; got {tokens!r:.60}")
     if tokens.dtype.is_floating_point or tokens.dtype == torch.bool:
         raise TypeError(f"tokens must hold integer ids; got dtype {tokens.dtype}")
     if not 0 <= mask_id < vocab_size:
         raise ValueError(f"mask_id must be in 0..{vocab_size - 1}; got {mask_id}")
-    for share in shares:
+    for share in (select_prob, mask_prob, random_prob):
         if not 0.0 <= share <= 1.0:
             raise ValueError(f"probabilities must lie in [0, 1]; got {share}")
+    if mask_prob + random_prob > 1.0:
+        raise ValueError(
+            f"mask_prob + random_prob must be <= 1; got {mask_prob} + {random_prob}"
+        )
+
+
+def _ordinary_ids(special: Tensor, vocab_size: int) -> Tensor:
+    """The ids (V',) that are not special: what a random replacement may draw."""
+    ordinary = torch.ones(vocab_size, dtype=torch.bool)
+    ordinary[special[(special >= 0) & (special < vocab_size)]] = False
+    candidates = ordinary.nonzero().squeeze(1)  # (V',)
+    if candidates.numel() == 0:
+        raise ValueError("every id is special: nothing can be selected or drawn")
+    return candidates
 
 
 def mask_tokens(
@@ -60,40 +77,29 @@ def mask_tokens(
     random_prob: float = 0.1,
     generator: torch.Generator | None = None,
 ) -> MaskedBatch:
-    """BERT's 15 % / 80-10-10 corruption of ``tokens`` (B, T); the input is not modified.
+    """BERT's 15 % / 80-10-10 corruption of ``tokens`` (B, T); the input is not
+    modified (Devlin et al., 2019, §3.1).
 
     Each non-special position is selected with probability ``select_prob``; a selected
     position becomes [MASK] with ``mask_prob``, a random non-special token with
     ``random_prob``, and stays as it is otherwise. Draws use ``generator`` on the CPU.
     """
-    _check(tokens, vocab_size, mask_id, (select_prob, mask_prob, random_prob))
-    if mask_prob + random_prob > 1.0:
-        raise ValueError(
-            f"mask_prob + random_prob must be <= 1; got {mask_prob} + {random_prob}"
-        )
-    special = torch.tensor(sorted(set(special_ids)), dtype=torch.long)
-    ordinary = torch.ones(vocab_size, dtype=torch.bool)
-    ordinary[special[(special >= 0) & (special < vocab_size)]] = False
-    candidates = ordinary.nonzero().squeeze(1)  # (V',) ids a random draw may pick
-    if candidates.numel() == 0:
-        raise ValueError("every id is special: nothing can be selected or drawn")
+    _check(tokens, vocab_size, mask_id, select_prob, mask_prob, random_prob)
+    special = torch.tensor(sorted(set(special_ids)), dtype=torch.long)  # (S,)
+    candidates = _ordinary_ids(special, vocab_size)  # (V',) ids a random draw may pick
     ids = tokens.cpu()  # (B, T)
     u = torch.rand(ids.shape, generator=generator)  # (B, T): selection
     r = torch.rand(ids.shape, generator=generator)  # (B, T): what to do with it
-    selectable = ~torch.isin(ids, special)  # (B, T)
-    selected = selectable & (u < select_prob)  # (B, T)
+    selected = ~torch.isin(ids, special) & (u < select_prob)  # (B, T)
     masked = selected & (r < mask_prob)  # (B, T)
-    randomised = selected & (r >= mask_prob) & (r < mask_prob + random_prob)
-    draw = torch.randint(0, candidates.numel(), ids.shape, generator=generator)
+    randomised = selected & (r >= mask_prob) & (r < mask_prob + random_prob)  # (B, T)
+    draw = torch.randint(0, len(candidates), ids.shape, generator=generator)  # (B, T)
     inputs = ids.clone()  # (B, T)
     inputs[masked] = mask_id
     inputs[randomised] = candidates[draw[randomised]]
     labels = torch.where(selected, ids, torch.full_like(ids, IGNORE))  # (B, T)
-    dev = tokens.device
-    return MaskedBatch(
-        inputs.to(dev), labels.to(dev), selected.to(dev), masked.to(dev),
-        randomised.to(dev),
-    )  # fmt: skip
+    out = (inputs, labels, selected, masked, randomised)
+    return MaskedBatch(*(t.to(tokens.device) for t in out))
 
 
 def mlm_objective(

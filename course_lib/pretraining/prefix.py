@@ -13,12 +13,15 @@ reparameterise P_θ = MLP_θ(P'_θ), a smaller matrix P' (P × k) through a two-
 (§4.3); after training the MLP is dropped (:meth:`PrefixTuning.merge`) and P_θ kept.
 
 :class:`HeadOnly` is the baseline that trains a new output layer over the frozen model.
+:func:`prefix_attention` measures how much of each layer's attention the prefix takes.
 
 Shape legend: B batch, T tokens, P prefix length, L layers, D width, H heads, d_k = D/H,
 k the reparameterisation width, V vocabulary.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import torch
 from torch import Tensor, nn
@@ -30,8 +33,15 @@ from course_lib.pretraining.gpt import (
     GPTState,
     at_least_float32,
 )
+from course_lib.training import evaluating
 
-__all__ = ["HeadOnly", "PrefixTuning", "freeze", "trainable_count"]
+__all__ = [
+    "HeadOnly",
+    "PrefixTuning",
+    "freeze",
+    "prefix_attention",
+    "trainable_count",
+]
 
 
 def freeze(model: nn.Module) -> nn.Module:
@@ -174,3 +184,22 @@ class HeadOnly(nn.Module):
     def reorder(self, state: GPTState, rows: Tensor) -> GPTState:
         """Decoding protocol: the GPT's reorder."""
         return self.gpt.reorder(state, rows)
+
+
+def prefix_attention(
+    model: PrefixTuning,
+    prompts: Sequence[Sequence[int]],
+    *,
+    device: torch.device | str | None = None,
+) -> Tensor:
+    """The share of each layer's attention that goes to the P prefix keys: (L,), the
+    mean over heads, positions and ``prompts`` (each a list of token ids), in eval mode
+    on the teaching path (which returns the weights)."""
+    shares = torch.zeros(model.L)
+    with torch.no_grad(), evaluating(model):
+        for prompt in prompts:
+            ids = torch.tensor([list(prompt)], device=device)  # (1, T)
+            out = model.gpt(ids, past=model.past(1), fast=False)
+            for layer, w in enumerate(out.weights):  # (1, H, T, P + T)
+                shares[layer] += w[..., : model.prefix_len].sum(-1).mean().item()
+    return shares / len(prompts)
