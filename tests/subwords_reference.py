@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
@@ -41,3 +42,16 @@ def hf_wordpiece(vocab, pre="whitespace_split", unk="[UNK]"):
         else pre_tokenizers.WhitespaceSplit()
     )
     return tok
+
+
+def random_corpus(
+    rng: random.Random, alphabet: str, *, max_word: int, lines: int
+) -> list[str]:
+    """Lines of random words over a small ``alphabet``, drawn from ``rng``: ties everywhere."""
+    return [
+        " ".join(
+            "".join(rng.choice(alphabet) for _ in range(rng.randint(1, max_word)))
+            for _ in range(rng.randint(1, 8))
+        )
+        for _ in range(lines)
+    ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from subwords_reference import hf_bpe
+from subwords_reference import hf_bpe, random_corpus
 
 from course_lib.data import wikitext_lines
 from course_lib.subwords import (
@@ -57,13 +57,7 @@ def test_ties_broken_by_ids_not_by_first_occurrence():
 def test_random_corpora_with_many_ties(seed):
     rng = random.Random(seed)
     alphabet = "abcde" if seed % 2 else "ab"
-    lines = [
-        " ".join(
-            "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 7)))
-            for _ in range(rng.randint(1, 8))
-        )
-        for _ in range(20)
-    ]
+    lines = random_corpus(rng, alphabet, max_word=7, lines=20)
     _assert_same(lines, rng.randint(10, 60), min_frequency=rng.randint(0, 2),
                  special_tokens=["[UNK]", "[PAD]"][: seed % 3])  # fmt: skip
 

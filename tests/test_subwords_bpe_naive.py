@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from subwords_reference import random_corpus
 
 from course_lib.data import wikitext_lines
 from course_lib.subwords import merge_pair, train_bpe, train_bpe_naive, word_counts
@@ -46,13 +47,7 @@ def test_ties_broken_by_ids_not_by_first_occurrence():
 def test_random_corpora_with_many_ties(seed):
     rng = random.Random(seed)
     alphabet = "abcde" if seed % 2 else "ab"
-    lines = [
-        " ".join(
-            "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 9)))
-            for _ in range(rng.randint(1, 8))
-        )
-        for _ in range(30)
-    ]
+    lines = random_corpus(rng, alphabet, max_word=9, lines=30)
     _same(word_counts(lines, "whitespace_split"), rng.randint(10, 80))
 
 

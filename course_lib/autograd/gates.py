@@ -13,7 +13,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from course_lib.autograd.value import Value, _unbroadcast
+from course_lib.autograd.value import Value, _unbroadcast, check_broadcast
 
 __all__ = ["MultiplyGate", "softmax_cross_entropy"]
 
@@ -75,12 +75,7 @@ class MultiplyGate:
 
 
 def _check_broadcast(x: Tensor, y: Tensor) -> None:
-    try:
-        torch.broadcast_shapes(x.shape, y.shape)
-    except RuntimeError:
-        raise ValueError(
-            f"MultiplyGate: shapes {tuple(x.shape)} and {tuple(y.shape)} do not broadcast"
-        ) from None
+    check_broadcast(tuple(x.shape), tuple(y.shape), "MultiplyGate's multiply")
 
 
 def _check_forward_ran(gate: MultiplyGate) -> None:

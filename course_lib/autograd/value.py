@@ -91,12 +91,7 @@ class Value:
 
     # -- gates with two inputs -----------------------------------------------------------
     def _broadcast(self, other: Value, gate: str) -> None:
-        try:
-            torch.broadcast_shapes(self.shape, other.shape)
-        except RuntimeError:
-            raise ValueError(
-                f"{gate} gate: shapes {self.shape} and {other.shape} do not broadcast"
-            ) from None
+        check_broadcast(self.shape, other.shape, gate)
 
     def __add__(self, other: Operand) -> Value:
         """z = a + b; local gradients are identities, so each input gets g (summed to shape)."""
@@ -367,3 +362,11 @@ def _unbroadcast(g: Tensor, shape: tuple[int, ...]) -> Tensor:
         if size == 1 and g.shape[d] != 1:
             g = g.sum(dim=d, keepdim=True)
     return g
+
+
+def check_broadcast(a: tuple[int, ...], b: tuple[int, ...], gate: str) -> None:
+    """Raise ValueError naming the gate when shapes ``a`` and ``b`` do not broadcast."""
+    try:
+        torch.broadcast_shapes(a, b)
+    except RuntimeError:
+        raise ValueError(f"{gate} gate: shapes {a} and {b} do not broadcast") from None
