@@ -70,6 +70,13 @@ REACT_JS = """async root => {
 }"""
 
 
+OPEN_ALL_JS = """() => [...document.querySelectorAll('details')].filter(d => {
+  d.scrollIntoView();
+  d.querySelector('summary').click();
+  return !(d.open && d.scrollHeight > 0);
+}).map(d => d.outerHTML.slice(0, 80))"""
+
+
 def toc_pages() -> list[str]:
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
     files = [toc["root"]]
@@ -102,13 +109,9 @@ def test_page_in_the_browser(name, width):
         overflow = page.evaluate(OVERFLOW_JS)
         widgets = page.locator("div.course-widget")
         reactions = [widgets.nth(i).evaluate(REACT_JS) for i in range(widgets.count())]
-        unopened = []
-        for i in range(page.locator("details").count()):
-            details = page.locator("details").nth(i)
-            details.evaluate("d => d.scrollIntoView()")
-            details.locator("summary").first.click()
-            if not details.evaluate("d => d.open && d.scrollHeight > 0"):
-                unopened.append(details.evaluate("d => d.outerHTML.slice(0, 80)"))
+        # every dropdown and folded cell opens on a click of its summary (one round trip:
+        # a chapter has dozens of folded cells)
+        unopened = page.evaluate(OPEN_ALL_JS)
         SHOTS.mkdir(parents=True, exist_ok=True)
         shot = SHOTS / f"{name.replace('/', '_')}-{width}.jpg"
         page.screenshot(path=str(shot), full_page=True, type="jpeg", quality=60)
