@@ -17,12 +17,13 @@ endif
 export COURSE_LIB_DATA
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: help install book book-all chapter _chapter test-newest test unit notebooks book-check lint clean
+.PHONY: help install book book-all chapter _chapter gpu-check test-newest test unit notebooks book-check lint clean
 
 help:
 	@echo "make book   build the HTML book (profile: COURSE_PROFILE=smoke|cpu|gpu, default gpu with CUDA else cpu)"
 	@echo "make book-all   the same, executing every chapter again"
 	@echo "make chapter N=09   build one chapter's page (and the book's other pages)"
+	@echo "make gpu-check   every chapter with the gpu sizes, a few steps each, on the CPU"
 	@echo "make test   unit tests, notebooks under nbval (smoke profile) and the book build check"
 
 $(STAMP): requirements.txt pyproject.toml
@@ -102,6 +103,11 @@ lint: $(STAMP) $(LINT_STAMP)
 	$(BIN)/ruff format --check course_lib tests tools notebooks benchmarks
 	$(BIN)/actionlint .github/workflows/*.yml
 	$(BIN)/zizmor --offline --no-progress .github/workflows
+
+# Every chapter with the gpu profile's sizes and code paths, a handful of steps, on the CPU
+# (tools/gpu_check.py): a shape or configuration error in the gpu sizes fails here first.
+gpu-check: $(STAMP)
+	OMP_NUM_THREADS=1 COURSE_DEVICE=cpu $(BIN)/python tools/gpu_check.py $(N)
 
 # What a Colab user's first cell installs: `pip install .` into a fresh environment, with the
 # newest versions pyproject.toml's ranges allow (not requirements.txt's pins), then the unit

@@ -65,11 +65,39 @@ def profile() -> str:
     return value
 
 
-def pick(*, smoke: T, cpu: T, gpu: T, profile_name: str | None = None) -> T:
-    """Choose the value for the current profile: ``pick(smoke=1, cpu=5, gpu=20)``."""
+GPU_CHECK_ENV = "COURSE_GPU_CHECK"
+
+
+def in_gpu_check() -> bool:
+    """True in a gpu check (``COURSE_GPU_CHECK=1``, ``make gpu-check``): the ``gpu`` profile's
+    sizes and code paths, run for a handful of steps on a small slice of the data."""
+    return os.environ.get(GPU_CHECK_ENV, "").strip() not in ("", "0")
+
+
+def _merged(base: Any, changes: Any) -> Any:
+    """``base`` with ``changes`` laid over it, dict by dict (other values are replaced)."""
+    if isinstance(base, dict) and isinstance(changes, dict):
+        merged = {
+            k: _merged(v, changes[k]) if k in changes else v for k, v in base.items()
+        }
+        return merged | {k: v for k, v in changes.items() if k not in base}
+    return changes
+
+
+def pick(
+    *, smoke: T, cpu: T, gpu: T, gpu_check: Any = None, profile_name: str | None = None
+) -> T:
+    """Choose the value for the current profile: ``pick(smoke=1, cpu=5, gpu=20)``.
+
+    ``gpu_check``: what a gpu check changes in the ``gpu`` choice (the amounts of work: steps,
+    epochs, how much data), laid over it key by key; everything else, the model sizes and the
+    code paths, stays the gpu profile's. Used only in a gpu check (:func:`in_gpu_check`).
+    """
     name = profile_name if profile_name is not None else profile()
     if name not in PROFILES:
         raise ValueError(f"profile must be one of {PROFILES}, got {name!r}")
+    if name == "gpu" and gpu_check is not None and in_gpu_check():
+        return _merged(gpu, gpu_check)
     choices: dict[str, Any] = {"smoke": smoke, "cpu": cpu, "gpu": gpu}
     return choices[name]
 

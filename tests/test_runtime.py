@@ -64,3 +64,20 @@ def test_one_thread_sets_one_cpu_thread_and_restores_the_count():
         assert torch.get_num_threads() == 2
     finally:
         torch.set_num_threads(before)
+
+
+def test_a_gpu_check_keeps_the_gpu_sizes_and_cuts_the_work(monkeypatch):
+    cfg = dict(d_model=256, steps=4000, enc=dict(layers=6, steps=300), lines=None)
+    check = dict(steps=3, enc=dict(steps=2), lines=200)
+    monkeypatch.setenv("COURSE_PROFILE", "gpu")
+    monkeypatch.delenv("COURSE_GPU_CHECK", raising=False)
+    assert not runtime.in_gpu_check()
+    assert runtime.pick(smoke=0, cpu=1, gpu=cfg, gpu_check=check) == cfg
+    monkeypatch.setenv("COURSE_GPU_CHECK", "1")
+    assert runtime.in_gpu_check()
+    assert runtime.pick(smoke=0, cpu=1, gpu=cfg, gpu_check=check) == dict(
+        d_model=256, steps=3, enc=dict(layers=6, steps=2), lines=200
+    )
+    assert runtime.pick(smoke=0, cpu=1, gpu=7) == 7  # nothing to cut: the gpu value
+    monkeypatch.setenv("COURSE_PROFILE", "cpu")  # a check changes the gpu profile only
+    assert runtime.pick(smoke=0, cpu=1, gpu=cfg, gpu_check=check) == 1

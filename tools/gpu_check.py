@@ -1,0 +1,176 @@
+"""Run every chapter with the gpu profile's sizes and code paths, for a handful of steps, on the CPU.
+
+    python tools/gpu_check.py [NN ...]        # make gpu-check runs them all
+
+The ``gpu`` profile is what a reader with a GPU runs (on Colab, say), and no machine that builds
+the book has one. A gpu check executes each chapter with ``COURSE_PROFILE=gpu`` and
+``COURSE_GPU_CHECK=1``: every ``pick(...)`` returns the gpu profile's values with the chapter's
+``gpu_check`` changes laid over them (a few steps, an epoch, a small slice of the data), so the
+models have their gpu sizes and the code takes its gpu paths (bf16 autocast where the device has
+it, the fused attention kernels, DDP with 2 gloo processes), but the run takes minutes. A shape
+or configuration error in the gpu sizes fails the check; an ``assert`` of a chapter's cell that
+fails is a claim about results, which a few steps cannot bear out, and is listed, not failed.
+It prints, per chapter, the time, the optimizer steps taken and the floating-point operations
+they cost (``torch.utils.flop_counter``), and the kernel's peak memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Injected before a chapter's first cell and after its last: count what the run does.
+START = """\
+import json as _gc_json, resource as _gc_resource
+from torch.optim.optimizer import register_optimizer_step_post_hook as _gc_hook
+from torch.utils.flop_counter import FlopCounterMode as _GcFlops
+_gc_steps = [0]
+_gc_hook(lambda *_: _gc_steps.__setitem__(0, _gc_steps[0] + 1))
+_gc_flops = _GcFlops(display=False)
+_gc_flops.__enter__()
+"""
+END = """\
+_gc_flops.__exit__(None, None, None)
+print("GPU-CHECK " + _gc_json.dumps({
+    "steps": _gc_steps[0],
+    "flops": int(_gc_flops.get_total_flops()),
+    "peak_mb": _gc_resource.getrusage(_gc_resource.RUSAGE_SELF).ru_maxrss / 1024,
+}))
+"""
+
+
+@dataclass
+class Outcome:
+    """What one chapter's gpu check did."""
+
+    chapter: str
+    seconds: float = 0.0
+    errors: list[str] = field(default_factory=list)  # a failure: code that cannot run
+    skipped_checks: list[str] = field(
+        default_factory=list
+    )  # result asserts a short run fails
+    stats: dict = field(default_factory=dict)
+
+    @property
+    def passed(self) -> bool:
+        return not self.errors and bool(self.stats)
+
+
+def chapters(root: Path = ROOT) -> list[Path]:
+    return sorted((root / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+
+
+def _is_cell_assert(output: dict) -> bool:
+    """An AssertionError raised by a line of the chapter's own cell, not inside the library."""
+    if output.get("ename") != "AssertionError":
+        return False
+    frames = [
+        line
+        for line in output.get("traceback", [])
+        if "File " in line or "Cell In" in line
+    ]
+    last = re.sub(r"\x1b\[[0-9;]*m", "", frames[-1]) if frames else ""
+    return "Cell In" in last
+
+
+def run(path: Path, timeout: int = 1800) -> Outcome:
+    """Execute one chapter in a gpu check and classify what went wrong."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(path, as_version=4)
+    nb.cells.insert(0, nbformat.v4.new_code_cell(START))
+    nb.cells.append(nbformat.v4.new_code_cell(END))
+    env = {
+        "COURSE_PROFILE": "gpu",
+        "COURSE_GPU_CHECK": "1",
+        "COURSE_WIDGET_MODE": "html",
+        "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1"),
+    }
+    os.environ.update(env)  # the kernel inherits this process's environment
+    client = NotebookClient(
+        nb,
+        timeout=timeout,
+        kernel_name="python3",
+        allow_errors=True,
+        resources={"metadata": {"path": str(path.parent)}},
+    )
+    outcome = Outcome(path.stem)
+    start = time.perf_counter()
+    try:
+        client.execute()
+    except Exception as err:  # noqa: BLE001 (a dead kernel, a timeout: a failure to report)
+        outcome.errors.append(f"{type(err).__name__}: {str(err)[-300:]}")
+    outcome.seconds = time.perf_counter() - start
+    last = len(nb.cells) - 1
+    for index, cell in enumerate(nb.cells):
+        for output in cell.get("outputs", []):
+            if output.get("output_type") != "error":
+                continue
+            what = f"{output.get('ename')}: {output.get('evalue', '')[:200]}"
+            where = (
+                f"cell {index}: {what}" if 0 < index < last else f"the counting: {what}"
+            )
+            if 0 < index < last and _is_cell_assert(output):
+                outcome.skipped_checks.append(where)
+            else:
+                outcome.errors.append(where)
+    for output in nb.cells[-1].get("outputs", []):
+        text = output.get("text", "")
+        if text.startswith("GPU-CHECK "):
+            outcome.stats = json.loads(text[len("GPU-CHECK ") :])
+    return outcome
+
+
+def report(outcomes: list[Outcome]) -> str:
+    lines = [
+        f"{'chapter':<28} {'result':<7} {'time':>7} {'steps':>6} {'GFLOP':>9} {'peak MB':>8}"
+        "  result asserts skipped"
+    ]
+    for o in outcomes:
+        s = o.stats
+        flops = f"{s['flops'] / 1e9:9.1f}" if s else f"{'-':>9}"
+        lines.append(
+            f"{o.chapter:<28} {'ok' if o.passed else 'FAILED':<7} {o.seconds:6.0f}s "
+            f"{s.get('steps', 0):>6} {flops} {s.get('peak_mb', 0):8.0f}  {len(o.skipped_checks)}"
+        )
+    for o in outcomes:
+        for error in o.errors:
+            lines.append(f"  {o.chapter}: {error}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("chapters", nargs="*", help="chapter numbers (default: all)")
+    parser.add_argument("--json", help="also write the outcomes to this file")
+    args = parser.parse_args(argv)
+    paths = [
+        p
+        for p in chapters()
+        if not args.chapters or p.name[:2] in {c.zfill(2) for c in args.chapters}
+    ]
+    if not paths:
+        raise SystemExit(f"no chapter {args.chapters} in notebooks/")
+    outcomes = []
+    for path in paths:
+        outcomes.append(run(path))
+        print(report(outcomes[-1:]).splitlines()[1], flush=True)
+    print(report(outcomes))
+    if args.json:
+        Path(args.json).write_text(
+            json.dumps([o.__dict__ for o in outcomes], indent=1), encoding="utf-8"
+        )
+    return 0 if all(o.passed for o in outcomes) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
