@@ -1,4 +1,4 @@
-"""Run every chapter with the gpu profile's sizes and code paths, for a handful of steps, on the CPU.
+"""Run every chapter with the gpu profile's sizes and code paths for a few steps, on the CPU.
 
     python tools/gpu_check.py [NN ...]        # make gpu-check runs them all
 
