@@ -44,7 +44,10 @@ _vendor/.done: $(STAMP) tools/vendor_assets.py
 # changed since the last build (it prints what ran and how long each chapter took).
 BOOK_ARGS ?= -W -n --keep-going --path-output .
 CACHE_ARGS ?=
+# The stale chapters are executed $(BOOK_JOBS) at a time (one thread each) before Sphinx reads them.
+BOOK_JOBS ?= 2
 BUILD_BOOK = $(BIN)/python tools/book_cache.py stale $(CACHE_ARGS); status=0; \
+	$(BIN)/python tools/book_cache.py execute --jobs $(BOOK_JOBS) $(CACHE_ARGS); \
 	$(BIN)/jupyter-book build . $(BOOK_ARGS) || status=$$?; \
 	$(BIN)/python tools/book_cache.py commit $(CACHE_ARGS); exit $$status
 book book-all book-check chapter: export COURSE_WIDGET_MODE := html

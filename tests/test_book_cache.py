@@ -180,6 +180,35 @@ def test_a_failed_page_is_executed_again(book):
     assert "not executed" in book_cache.report(seconds, [])
 
 
+def test_stale_chapters_are_executed_side_by_side_into_the_cache(book):
+    """Two chapters executed at once land in the cache as myst-nb would store them (the
+    build then takes their outputs); a chapter that fails is not cached, so the build runs
+    it again and reports its error; the Results page is left to the build."""
+    (book / "_config.yml").write_text("execute:\n  timeout: 60\n", encoding="utf-8")
+    (book / "notebooks/01_a.ipynb").write_text(
+        notebook(("code", "import os\nprint(os.getpid())")), encoding="utf-8"
+    )
+    (book / "notebooks/02_c.ipynb").write_text(
+        notebook(("code", "raise ValueError('broken chapter')")), encoding="utf-8"
+    )
+    build = book_cache.Build(book)
+    changed = book_cache.stale(build, ENV)
+    errors = book_cache.execute(build, changed, jobs=2)
+    assert errors == {"notebooks/01_a": None, "notebooks/02_c": "CellExecutionError"}
+    assert cached(build) == {"notebooks/01_a"}
+    seconds = book_cache.commit(build, ENV)
+    assert seconds["notebooks/01_a"] > 0 and seconds["notebooks/02_c"] is None
+
+    from jupyter_cache import get_cache
+
+    import nbformat
+
+    nb = nbformat.read(book / "notebooks/01_a.ipynb", as_version=4)
+    _, merged = get_cache(str(build.cache_dir)).merge_match_into_notebook(nb)
+    (output,) = merged.cells[0].outputs
+    assert output["name"] == "stdout" and output["text"].strip().isdigit()
+
+
 @functools.cache
 def course_closures() -> dict[str, list[Path]]:
     return {

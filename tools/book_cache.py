@@ -1,6 +1,7 @@
 """Re-execute a page of the book only when something it depends on changed.
 
     python tools/book_cache.py stale     # before `jupyter-book build`: forget what is stale
+    python tools/book_cache.py execute --jobs 2   # then: execute the stale chapters side by side
     python tools/book_cache.py commit    # after it: remember what was executed; per-page times
     python tools/book_cache.py stale --out _build/chapter-09 --toc _build/toc-09.yml  # make chapter
 
@@ -11,7 +12,12 @@ override and the pins (``requirements.txt``, ``pyproject.toml``); the Results pa
 every chapter. ``stale`` computes that key for every page and, for each page whose key differs
 from the one stored by the last ``commit``, removes its executed copy from the cache and touches
 the notebook, so that Sphinx reads it again and myst-nb executes it; every other page keeps its
-cached outputs. ``commit`` stores the key of every page the cache now holds and prints how long
+cached outputs. ``execute`` runs the stale chapters ``--jobs`` at a time (myst-nb runs them
+one after the other, leaving a core of a 2-core machine idle while each kernel uses one thread)
+and stores each in the cache exactly as myst-nb would, so that ``jupyter-book build`` finds them
+executed; a chapter that fails is left out, and the build executes it again and reports its
+error. The Results page, which reads every chapter's results, is left to the build, which
+executes it after them. ``commit`` stores the key of every page the cache now holds and prints how long
 each chapter took against its budget (5 minutes; Chapter 9, 8).
 """
 
@@ -244,6 +250,71 @@ def stale(build: Build, env: dict[str, str]) -> list[str]:
     return changed
 
 
+def _execute_one(path: str, timeout: int) -> tuple[str, float, str | None]:
+    """Execute one notebook in its folder (a worker process); its JSON, seconds, error."""
+    import nbformat
+    from jupyter_cache.executors.utils import single_nb_execution
+
+    nb = nbformat.read(path, as_version=4)
+    result = single_nb_execution(
+        nb, cwd=str(Path(path).parent), timeout=timeout, allow_errors=False
+    )
+    error = None if result.err is None else f"{type(result.err).__name__}"
+    return nbformat.writes(nb), result.time, error
+
+
+def _execution_timeout(root: Path) -> int:
+    import yaml
+
+    config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
+    return int(config.get("execute", {}).get("timeout", 3600))
+
+
+def execute(build: Build, changed: list[str], jobs: int) -> dict[str, str | None]:
+    """Execute the stale chapters ``jobs`` at a time and cache each that succeeds (as
+    myst-nb's cache mode does: the executed notebook, keyed on its file, with its time).
+
+    Chapter 9, the longest, starts first. Returns each chapter's error (None: cached)."""
+    import nbformat
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from jupyter_cache.base import CacheBundleIn
+
+    todo = sorted(
+        (p for p in changed if p.startswith("notebooks/")),
+        key=lambda p: (-BUDGET_SECONDS.get(p, DEFAULT_BUDGET), p),
+    )
+    if not todo:
+        return {}
+    cache, timeout = _cache(build), _execution_timeout(build.root)
+    errors: dict[str, str | None] = {}
+    with ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = {
+            pool.submit(_execute_one, str(build.root / f"{p}.ipynb"), timeout): p
+            for p in todo
+        }
+        for future in as_completed(futures):
+            page = futures[future]
+            try:
+                text, seconds, errors[page] = future.result()
+            except Exception as err:  # noqa: BLE001 (a dead worker: the build runs it again)
+                text, seconds, errors[page] = "", 0.0, f"{type(err).__name__}: {err}"
+            if errors[page] is None:
+                path = build.root / f"{page}.ipynb"
+                cache.cache_notebook_bundle(
+                    CacheBundleIn(
+                        nbformat.reads(text, as_version=4),
+                        str(path),
+                        data={"execution_seconds": seconds},
+                    ),
+                    check_validity=False,
+                    overwrite=True,
+                )
+                print(f"executed {page} in {seconds:.0f} s", flush=True)
+            else:
+                print(f"{page} failed ({errors[page]}): the build runs it again", flush=True)
+    return errors
+
+
 def commit(build: Build, env: dict[str, str]) -> dict[str, float | None]:
     """Store the key of every page whose current notebook the cache holds.
 
@@ -289,7 +360,10 @@ def report(seconds: dict[str, float | None], ran: list[str]) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("action", choices=("stale", "commit"))
+    parser.add_argument("action", choices=("stale", "execute", "commit"))
+    parser.add_argument(
+        "--jobs", type=int, default=2, help="chapters executed at once (execute)"
+    )
     parser.add_argument("--root", default=str(ROOT), help="the book's source folder")
     parser.add_argument(
         "--out", help="jupyter-book's --path-output (default: the root)"
@@ -311,6 +385,11 @@ def main(argv: list[str] | None = None) -> None:
         build.stale_file.write_text(json.dumps(changed), encoding="utf-8")
         what = ", ".join(re.sub(r"^notebooks/", "", p) for p in changed) or "none"
         print(f"pages to execute ({env['COURSE_PROFILE']} profile): {what}")
+    elif args.action == "execute":
+        changed = []
+        if build.stale_file.is_file():
+            changed = json.loads(build.stale_file.read_text(encoding="utf-8"))
+        execute(build, changed, args.jobs)
     else:
         ran = []
         if build.stale_file.is_file():
