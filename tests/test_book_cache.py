@@ -199,9 +199,8 @@ def test_stale_chapters_are_executed_side_by_side_into_the_cache(book):
     seconds = book_cache.commit(build, ENV)
     assert seconds["notebooks/01_a"] > 0 and seconds["notebooks/02_c"] is None
 
-    from jupyter_cache import get_cache
-
     import nbformat
+    from jupyter_cache import get_cache
 
     nb = nbformat.read(book / "notebooks/01_a.ipynb", as_version=4)
     _, merged = get_cache(str(build.cache_dir)).merge_match_into_notebook(nb)

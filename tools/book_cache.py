@@ -17,8 +17,8 @@ one after the other, leaving a core of a 2-core machine idle while each kernel u
 and stores each in the cache exactly as myst-nb would, so that ``jupyter-book build`` finds them
 executed; a chapter that fails is left out, and the build executes it again and reports its
 error. The Results page, which reads every chapter's results, is left to the build, which
-executes it after them. ``commit`` stores the key of every page the cache now holds and prints how long
-each chapter took against its budget (5 minutes; Chapter 9, 8).
+executes it after them. ``commit`` stores the key of every page the cache now holds and
+prints how long each chapter took against its budget (5 minutes; Chapter 9, 8).
 """
 
 from __future__ import annotations
@@ -275,8 +275,9 @@ def execute(build: Build, changed: list[str], jobs: int) -> dict[str, str | None
     myst-nb's cache mode does: the executed notebook, keyed on its file, with its time).
 
     Chapter 9, the longest, starts first. Returns each chapter's error (None: cached)."""
-    import nbformat
     from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    import nbformat
     from jupyter_cache.base import CacheBundleIn
 
     todo = sorted(
@@ -311,7 +312,10 @@ def execute(build: Build, changed: list[str], jobs: int) -> dict[str, str | None
                 )
                 print(f"executed {page} in {seconds:.0f} s", flush=True)
             else:
-                print(f"{page} failed ({errors[page]}): the build runs it again", flush=True)
+                print(
+                    f"{page} failed ({errors[page]}): the build runs it again",
+                    flush=True,
+                )
     return errors
 
 
