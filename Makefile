@@ -110,17 +110,19 @@ lint: $(STAMP) $(LINT_STAMP)
 # Every chapter with the gpu profile's sizes and code paths, a handful of steps, on the CPU
 # (tools/gpu_check.py): a shape or configuration error in the gpu sizes fails here first.
 gpu-check: $(STAMP)
-	OMP_NUM_THREADS=1 COURSE_DEVICE=cpu $(BIN)/python tools/gpu_check.py $(N)
+	OMP_NUM_THREADS=1 COURSE_DEVICE=cpu $(BIN)/python tools/gpu_check.py --jobs $(JOBS) $(N)
 
 # What a Colab user's first cell installs: `pip install .` into a fresh environment, with the
 # newest versions pyproject.toml's ranges allow (not requirements.txt's pins), then the unit
 # tests and one chapter in smoke against the installed package. Run weekly (weekly.yml).
 NEWEST := .venv-newest
+# torch's CPU wheels (a few hundred MB, not the CUDA build's few GB); empty it to take PyPI's build
+NEWEST_INDEX ?= --extra-index-url https://download.pytorch.org/whl/cpu
 test-newest:
 	rm -rf $(NEWEST)
 	$(PYTHON) -m venv $(NEWEST)
 	$(NEWEST)/bin/python -m pip install -q --upgrade pip
-	$(NEWEST)/bin/python -m pip install -q --upgrade ".[test]"
+	$(NEWEST)/bin/python -m pip install -q --upgrade $(NEWEST_INDEX) ".[test]"
 	mkdir -p _build && $(NEWEST)/bin/python -m pip freeze > _build/newest-dependencies.txt
 	$(NEWEST)/bin/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 	cd tests && MPLBACKEND=Agg OMP_NUM_THREADS=1 ../$(NEWEST)/bin/pytest -q -n $(JOBS) \

@@ -196,8 +196,13 @@ def test_stale_chapters_are_executed_side_by_side_into_the_cache(book):
     errors = book_cache.execute(build, changed, jobs=2)
     assert errors == {"notebooks/01_a": None, "notebooks/02_c": "CellExecutionError"}
     assert cached(build) == {"notebooks/01_a"}
+    executed = book / "_build/jupyter_execute/notebooks/01_a.ipynb"
+    executed.parent.mkdir(parents=True)  # the page the build writes, without outputs
+    executed.write_text((book / "notebooks/01_a.ipynb").read_text(), encoding="utf-8")
     seconds = book_cache.commit(build, ENV)
     assert seconds["notebooks/01_a"] > 0 and seconds["notebooks/02_c"] is None
+    (cell,) = json.loads(executed.read_text(encoding="utf-8"))["cells"]
+    assert "".join(cell["outputs"][0]["text"]).strip().isdigit()  # commit gave them
 
     import nbformat
     from jupyter_cache import get_cache

@@ -319,11 +319,28 @@ def execute(build: Build, changed: list[str], jobs: int) -> dict[str, str | None
     return errors
 
 
+def _write_executed(build: Build, cache, page: str) -> None:
+    """Give ``_build/jupyter_execute/<page>.ipynb`` (when the build wrote it) the outputs the
+    cache holds for the page, replacing the file atomically."""
+    import nbformat
+
+    target = build.out / "_build" / "jupyter_execute" / f"{page}.ipynb"
+    if not target.is_file():
+        return
+    notebook = nbformat.read(build.root / f"{page}.ipynb", as_version=4)
+    _, merged = cache.merge_match_into_notebook(notebook)
+    tmp = target.with_suffix(".tmp")
+    tmp.write_text(nbformat.writes(merged), encoding="utf-8")
+    tmp.replace(target)
+
+
 def commit(build: Build, env: dict[str, str]) -> dict[str, float | None]:
     """Store the key of every page whose current notebook the cache holds.
 
     Returns each page's execution seconds as the cache recorded them (None: not cached, so
-    it failed or was never executed; it will be executed again next time).
+    it failed or was never executed; it will be executed again next time). Each cached page's
+    copy in ``_build/jupyter_execute/`` gets the cached outputs (myst-nb writes the page's
+    unexecuted notebook there when it takes the outputs from the cache).
     """
     cache, stored = _cache(build), _stored(build)
     seconds: dict[str, float | None] = {}
@@ -335,6 +352,7 @@ def commit(build: Build, env: dict[str, str]) -> dict[str, float | None]:
         else:
             stored[page] = key
             seconds[page] = record.data.get("execution_seconds")
+            _write_executed(build, cache, page)
     build.keys_file.parent.mkdir(parents=True, exist_ok=True)
     tmp = build.keys_file.with_suffix(".tmp")
     tmp.write_text(json.dumps(stored, indent=1, sort_keys=True), encoding="utf-8")

@@ -1,6 +1,6 @@
 """Run every chapter with the gpu profile's sizes and code paths for a few steps, on the CPU.
 
-    python tools/gpu_check.py [NN ...]        # make gpu-check runs them all
+    python tools/gpu_check.py [NN ...] [--jobs 2]   # make gpu-check runs them all, 2 at a time
 
 The ``gpu`` profile is what a reader with a GPU runs (on Colab, say), and no machine that builds
 the book has one. A gpu check executes each chapter with ``COURSE_PROFILE=gpu`` and
@@ -22,6 +22,7 @@ import os
 import re
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -152,6 +153,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("chapters", nargs="*", help="chapter numbers (default: all)")
     parser.add_argument("--json", help="also write the outcomes to this file")
+    parser.add_argument(
+        "--jobs", type=int, default=1, help="chapters run at once (one thread each)"
+    )
     args = parser.parse_args(argv)
     paths = [
         p
@@ -161,9 +165,10 @@ def main(argv: list[str] | None = None) -> int:
     if not paths:
         raise SystemExit(f"no chapter {args.chapters} in notebooks/")
     outcomes = []
-    for path in paths:
-        outcomes.append(run(path))
-        print(report(outcomes[-1:]).splitlines()[1], flush=True)
+    with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for outcome in pool.map(run, paths):  # in chapter order, as each is done
+            outcomes.append(outcome)
+            print(report(outcomes[-1:]).splitlines()[1], flush=True)
     print(report(outcomes))
     if args.json:
         Path(args.json).write_text(

@@ -1,0 +1,11 @@
+"""course_lib: the models of *Neural NLP from scratch*, one module per lecture topic.
+
+Only the names every notebook uses are re-exported here; everything else is imported from its
+topic module (``from course_lib.embeddings import word2vec``). Importing the package needs neither
+a GPU nor a network connection.
+"""
+
+from course_lib.runtime import device, pick, profile, seed_everything
+
+__all__ = ["device", "pick", "profile", "seed_everything"]
+__version__ = "0.1.0"

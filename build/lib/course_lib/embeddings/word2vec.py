@@ -1,0 +1,386 @@
+r"""word2vec with the full (naive) softmax: skip-gram and CBOW. Chapter 1.
+
+CS224N lecture 1 ("Word vectors") and assignment 2; Mikolov, Chen, Corrado and Dean (2013),
+"Efficient estimation of word representations in vector space". Every word w has a centre vector
+v_w (rows of ``V``) and an outside vector u_w (rows of ``U``). Skip-gram predicts each outside word
+o within ``window`` positions of a centre word c with
+
+    P(o | c) = exp(u_oᵀ v_c) / Σ_{w ∈ V} exp(u_wᵀ v_c),      J = -log P(o | c)        (lecture 1)
+
+and CBOW predicts the centre word from the mean of its context words' vectors. The softmax here is
+the full one, O(V) a pair; Chapter 2 adds negative sampling and hierarchical softmax next to it
+(``naive_softmax_loss`` <-> ``neg_sampling_loss``, an ``objective=`` keyword on the models).
+
+Shape letters: N tokens, P examples (pairs), B batch, W window (words on each side, 2W context
+slots), V vocabulary, D embedding width. (``V`` and ``U`` are also the lecture's names for the two
+vector tables; both have shape (V, D).)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+
+import torch
+import torch.nn as nn
+from torch import Tensor
+
+from course_lib.embeddings._common import (
+    Corpus,
+    Device,
+    check_positive_int,
+    check_window,
+    describe,
+    flatten_corpus,
+    restrict,
+)
+from course_lib.runtime import progress_bar
+
+VECTOR_KINDS = ("centre", "outside", "sum", "mean")
+
+
+def _context_windows(
+    tokens: Tensor, seg: Tensor, window: int, pad_id: int
+) -> tuple[Tensor, Tensor, Tensor]:
+    """Every token's 2W neighbours (offsets -W..-1, 1..W), padded, and which of them are real."""
+    n, dev = tokens.numel(), tokens.device
+    offsets = torch.arange(-window, window + 1, device=dev)  # (2W + 1,)
+    offsets = offsets[offsets != 0]  # (2W,)
+    pos = torch.arange(n, device=dev)[:, None] + offsets  # (N, 2W)
+    inside = (pos >= 0) & (pos < n)  # (N, 2W)
+    pos = pos.clamp(0, n - 1)  # (N, 2W)
+    context = tokens[pos]  # (N, 2W)
+    mask = inside & (seg[pos] == seg[:, None])  # (N, 2W)  same sentence
+    mask &= (context >= 0) & (tokens[:, None] >= 0)  # (N, 2W)  neither word dropped
+    return context.masked_fill(~mask, pad_id), mask, tokens  # (N, 2W), (N, 2W), (N,)
+
+
+def skipgram_pairs(
+    sentences: Corpus,
+    window: int,
+    *,
+    vocab_size: int | None = None,
+    unk_id: int | None = None,
+    ignore_index: int | None = None,
+    device: Device = None,
+) -> Tensor:
+    r"""All (centre, outside) pairs with the outside word at most ``window`` away. Chapter 1.
+
+    Sentences as in ``cooccurrence``: windows stay inside a sentence; ids >= ``vocab_size`` become
+    ``unk_id`` or are dropped, ``ignore_index`` is dropped (dropped words keep their position).
+    Returns a LongTensor (P, 2) of (c, o), ordered by centre position, then offset -W..W.
+    """
+    check_window(window)
+    tokens, seg = flatten_corpus(sentences, device)  # (N,), (N,)
+    tokens = restrict(tokens, vocab_size, unk_id, ignore_index)  # (N,)
+    context, mask, centre = _context_windows(tokens, seg, window, 0)  # (N, 2W) ×2, (N,)
+    centres = centre[:, None].expand_as(context)  # (N, 2W)
+    pairs = torch.stack([centres[mask], context[mask]], dim=1)  # (P, 2)
+    if pairs.size(0) == 0:
+        raise ValueError("no (centre, outside) pairs: no sentence has 2 kept words")
+    return pairs
+
+
+def cbow_examples(
+    sentences: Corpus,
+    window: int,
+    *,
+    pad_id: int = 0,
+    vocab_size: int | None = None,
+    unk_id: int | None = None,
+    ignore_index: int | None = None,
+    device: Device = None,
+) -> tuple[Tensor, Tensor, Tensor]:
+    r"""CBOW examples: each kept centre word with its up-to-2W context words. Chapter 1.
+
+    Returns contexts (P, 2W) (slots -W..-1, 1..W; empty slots hold ``pad_id``), mask (P, 2W) bool
+    (True = a real context word) and centres (P,). Centres without any context word are left out.
+    Arguments as in ``skipgram_pairs``.
+    """
+    check_window(window)
+    tokens, seg = flatten_corpus(sentences, device)  # (N,), (N,)
+    tokens = restrict(tokens, vocab_size, unk_id, ignore_index)  # (N,)
+    context, mask, centre = _context_windows(
+        tokens, seg, window, pad_id
+    )  # (N, 2W) ×2, (N,)
+    keep = mask.any(dim=1)  # (N,)
+    if not bool(keep.any()):
+        raise ValueError("no CBOW examples: no sentence has 2 kept words")
+    return context[keep], mask[keep], centre[keep]  # (P, 2W), (P, 2W), (P,)
+
+
+def _check_softmax_inputs(v_c: Tensor, o: Tensor, U: Tensor) -> None:
+    if not isinstance(v_c, Tensor) or v_c.dim() != 2:
+        raise ValueError(
+            f"v_c must be 2-D (B, D) (one vector: v_c[None]), got {describe(v_c)}"
+        )
+    B, D = v_c.shape
+    if not isinstance(U, Tensor) or U.dim() != 2 or U.size(1) != D:
+        raise ValueError(f"U must be (V, D) with D = {D} as in v_c, got {describe(U)}")
+    if not isinstance(o, Tensor) or o.shape != (B,):
+        raise ValueError(f"o must be (B,) with B = {B} as in v_c, got {describe(o)}")
+    if o.dtype.is_floating_point or o.dtype == torch.bool:
+        raise TypeError(f"o must hold integer word ids, got dtype {o.dtype}")
+    if B and (int(o.min()) < 0 or int(o.max()) >= U.size(0)):
+        low, high = int(o.min()), int(o.max())
+        raise ValueError(f"o must be ids in [0, V = {U.size(0)}), got [{low}, {high}]")
+
+
+def _reduce(losses: Tensor, reduction: str) -> Tensor:
+    if reduction == "mean":
+        return losses.mean()
+    if reduction == "sum":
+        return losses.sum()
+    if reduction == "none":
+        return losses
+    raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+
+
+def naive_softmax_loss(
+    v_c: Tensor, o: Tensor, U: Tensor, *, reduction: str = "mean"
+) -> Tensor:
+    r"""J = -log P(o | c) = -u_oᵀv_c + log Σ_w exp(u_wᵀv_c), with autograd (lecture 1). Chapter 1.
+
+    v_c: (B, D) centre (or CBOW mean-context) vectors; o: (B,) outside ids; U: (V, D).
+    Computed with log-softmax, so large scores do not overflow. Returns a scalar, or (B,) for
+    ``reduction="none"``.
+    """
+    _check_softmax_inputs(v_c, o, U)
+    log_y_hat = (v_c @ U.T).log_softmax(dim=1)  # (B, V)  log P(w | c) for every w
+    losses = -log_y_hat.gather(1, o[:, None]).squeeze(1)  # (B,)
+    return _reduce(losses, reduction)
+
+
+def naive_softmax_loss_and_gradient(
+    v_c: Tensor, o: Tensor, U: Tensor, *, reduction: str = "mean"
+) -> tuple[Tensor, Tensor, Tensor]:
+    r"""The loss and its gradients derived by hand, without autograd (lecture 1). Ch. 1.
+
+    With ŷ = softmax(U v_c) and y the one-hot of o (assignment 2):
+    ∂J/∂v_c = Uᵀ(ŷ - y) and ∂J/∂U = (ŷ - y) v_cᵀ. Batched: v_c (B, D), o (B,), U (V, D).
+    Returns the loss (scalar; (B,) if ``reduction="none"``), grad_v_c (B, D) (row b is
+    ∂J/∂v_c of example b) and grad_U (V, D), summed over the batch; both are divided by
+    B for ``"mean"`` and are those of the summed loss otherwise.
+    """
+    _check_softmax_inputs(v_c, o, U)
+    with torch.no_grad():
+        log_y_hat = (v_c @ U.T).log_softmax(dim=1)  # (B, V)
+        rows = torch.arange(o.size(0), device=o.device)  # (B,)
+        losses = -log_y_hat[rows, o]  # (B,)
+        delta = log_y_hat.exp()  # (B, V)  ŷ
+        delta[rows, o] -= 1  # (B, V)  ŷ - y
+        if reduction == "mean":
+            delta = delta / o.size(0)  # (B, V)
+        grad_v_c = delta @ U  # (B, D)  row b: Uᵀ(ŷ_b - y_b)
+        grad_U = delta.T @ v_c  # (V, D)  Σ_b (ŷ_b - y_b) v_cbᵀ
+        return _reduce(losses, reduction), grad_v_c, grad_U
+
+
+class _Word2Vec(nn.Module):
+    """The two vector tables shared by skip-gram and CBOW (not used directly)."""
+
+    def __init__(
+        self,
+        vocab_size: int,
+        dim: int,
+        *,
+        device: Device = None,
+        dtype: torch.dtype | None = None,
+    ) -> None:
+        super().__init__()
+        check_positive_int(vocab_size, "vocab_size")
+        check_positive_int(dim, "dim")
+        self.vocab_size, self.dim = vocab_size, dim
+        # word2vec's own initialisation: centre vectors uniform in ±0.5/D, outside vectors 0
+        V = torch.empty(vocab_size, dim, device=device, dtype=dtype)  # (V, D)
+        self.V = nn.Parameter(V.uniform_(-0.5 / dim, 0.5 / dim))  # (V, D)
+        self.U = nn.Parameter(torch.zeros_like(V))  # (V, D)
+
+    def vectors(self, kind: str = "centre") -> Tensor:
+        """The learned word vectors, (V, D), detached: v_w, u_w, v_w + u_w or their mean."""
+        if kind == "centre":
+            return self.V.detach().clone()  # (V, D)
+        if kind == "outside":
+            return self.U.detach().clone()  # (V, D)
+        if kind == "sum":
+            return (self.V + self.U).detach()  # (V, D)
+        if kind == "mean":
+            return ((self.V + self.U) / 2).detach()  # (V, D)
+        raise ValueError(f"kind must be one of {VECTOR_KINDS}, got {kind!r}")
+
+    def _check_ids(self, ids: Tensor, name: str, dims: int) -> None:
+        if not isinstance(ids, Tensor) or ids.dim() != dims:
+            raise ValueError(
+                f"{name} must be a {dims}-D LongTensor, got {describe(ids)}"
+            )
+        if ids.numel() and (int(ids.min()) < 0 or int(ids.max()) >= self.vocab_size):
+            low, high = int(ids.min()), int(ids.max())
+            raise ValueError(
+                f"{name} must be in [0, {self.vocab_size}), got [{low}, {high}]"
+            )
+
+
+class SkipGram(_Word2Vec):
+    r"""Skip-gram with the full softmax: predict each outside word o from the centre c. Chapter 1.
+
+    Parameters ``V`` (centre vectors v_w) and ``U`` (outside vectors u_w), both (vocab_size, dim);
+    V starts uniform in ±0.5/dim and U at zero, as in word2vec's C code (so at step 0 only U moves).
+    """
+
+    def logits(self, centre: Tensor) -> Tensor:
+        """Scores u_wᵀ v_c for every word w: centre (B,) -> (B, V); softmax gives P(w | c)."""
+        self._check_ids(centre, "centre", 1)
+        return self.V[centre] @ self.U.T  # (B, D) @ (D, V) -> (B, V)
+
+    def forward(self, centre: Tensor, outside: Tensor) -> Tensor:
+        """Mean of J = -log P(o | c) over the batch; centre (B,), outside (B,) -> scalar."""
+        self._check_ids(centre, "centre", 1)
+        v_c = self.V[centre]  # (B, D)
+        return naive_softmax_loss(v_c, outside, self.U)
+
+
+class CBOW(_Word2Vec):
+    r"""Continuous bag of words: predict the centre from its context's mean vector. Chapter 1.
+
+    v̂ = (1/|ctx|) Σ_{j ∈ ctx} v_j (masked mean of the context words' ``V`` rows), then
+    P(c | ctx) = softmax(U v̂)[c] (Mikolov et al., 2013, with word2vec's default mean). The context
+    words use the ``V`` table, called "centre vectors" after skip-gram. Initialised as ``SkipGram``.
+    """
+
+    def context_vector(self, context: Tensor, mask: Tensor | None = None) -> Tensor:
+        """v̂: context (B, 2W) ids and mask (B, 2W) bool (None = all real) -> (B, D)."""
+        self._check_ids(context, "context", 2)
+        if mask is None:
+            mask = torch.ones_like(context, dtype=torch.bool)  # (B, 2W)
+        if mask.shape != context.shape:
+            want, got = tuple(context.shape), describe(mask)
+            raise ValueError(f"mask must have the shape of context {want}, got {got}")
+        m = mask.to(self.V.dtype)  # (B, 2W)
+        summed = (self.V[context] * m[..., None]).sum(dim=1)  # (B, 2W, D) -> (B, D)
+        return summed / m.sum(dim=1, keepdim=True).clamp_min(1)  # (B, D)
+
+    def logits(self, context: Tensor, mask: Tensor | None = None) -> Tensor:
+        """Scores u_wᵀ v̂ for every word w: (B, 2W) -> (B, V)."""
+        return self.context_vector(context, mask) @ self.U.T  # (B, V)
+
+    def forward(self, context: Tensor, mask: Tensor | None, centre: Tensor) -> Tensor:
+        """Mean of J = -log P(c | context) over the batch -> scalar."""
+        return naive_softmax_loss(self.context_vector(context, mask), centre, self.U)
+
+
+def batches(
+    examples: Tensor | Sequence[Tensor],
+    batch_size: int,
+    *,
+    shuffle: bool = True,
+    generator: torch.Generator | None = None,
+    drop_last: bool = False,
+) -> Iterator[tuple[Tensor, ...]]:
+    """Mini-batches of aligned tensors (each (P, ...)) -> tuples of (B, ...) slices. Chapter 1.
+
+    Shuffled with ``generator`` (a CPU ``torch.Generator``) so that a seed fixes the order.
+    """
+    tensors = (examples,) if isinstance(examples, Tensor) else tuple(examples)
+    if not tensors or any(t.size(0) != tensors[0].size(0) for t in tensors):
+        shapes = [describe(t) for t in tensors]
+        raise ValueError(f"examples must share their first dimension, got {shapes}")
+    check_positive_int(batch_size, "batch_size")
+    n = tensors[0].size(0)
+    order = (
+        torch.randperm(n, generator=generator) if shuffle else torch.arange(n)
+    )  # (P,)
+    for start in range(0, n, batch_size):
+        idx = order[start : start + batch_size]  # (B,)
+        if drop_last and idx.numel() < batch_size:
+            return
+        yield tuple(t[idx.to(t.device)] for t in tensors)  # (B, ...) each
+
+
+def hand_sgd_step(
+    model: SkipGram, centre: Tensor, outside: Tensor, lr: float
+) -> Tensor:
+    r"""One SGD step on the mean skip-gram loss with the hand-derived gradients. Chapter 1.
+
+    v_c ← v_c - lr ∂J/∂v_c for each centre in the batch (repeats accumulate) and U ← U - lr ∂J/∂U:
+    the same update as autograd + ``torch.optim.SGD``. centre, outside: (B,). Returns the loss
+    before the step.
+    """
+    if not isinstance(model, SkipGram):
+        raise TypeError(f"hand_sgd_step needs a SkipGram, got {type(model).__name__}")
+    model._check_ids(centre, "centre", 1)
+    with torch.no_grad():
+        v_c = model.V[centre]  # (B, D)
+        loss, grad_v_c, grad_U = naive_softmax_loss_and_gradient(v_c, outside, model.U)
+        model.V.index_add_(0, centre, grad_v_c, alpha=-lr)  # (V, D)
+        model.U.add_(grad_U, alpha=-lr)  # (V, D)
+    return loss
+
+
+def train_word2vec(
+    model: SkipGram | CBOW,
+    examples: Tensor | Sequence[Tensor],
+    *,
+    epochs: int = 1,
+    batch_size: int = 512,
+    lr: float = 0.025,
+    optimizer: str = "sgd",
+    device: Device = None,
+    seed: int = 0,
+    progress: bool = True,
+) -> list[float]:
+    """Train a SkipGram or CBOW model; returns the mean loss of each epoch. Chapter 1.
+
+    examples: ``skipgram_pairs`` (P, 2) for SkipGram, ``cbow_examples`` (contexts, mask, centres)
+    for CBOW. optimizer: ``"sgd"``, ``"adam"``, or ``"hand"`` (SkipGram only: ``hand_sgd_step``,
+    the derived gradients without autograd). The model moves to ``device``; batches follow it.
+    Deterministic for a given ``seed`` (it orders the batches; seed the initialisation yourself).
+    """
+    if isinstance(examples, Tensor) and isinstance(model, SkipGram):
+        if examples.dim() != 2 or examples.size(1) != 2:
+            raise ValueError(
+                f"skip-gram examples must be (P, 2), got {describe(examples)}"
+            )
+        examples = tuple(examples.unbind(dim=1))  # (P,), (P,)
+    if optimizer not in ("sgd", "adam", "hand"):
+        raise ValueError(
+            f"optimizer must be 'sgd', 'adam' or 'hand', got {optimizer!r}"
+        )
+    if optimizer == "hand" and not isinstance(model, SkipGram):
+        raise ValueError(
+            "optimizer='hand' exists for SkipGram only (its gradients are derived)"
+        )
+    check_positive_int(epochs, "epochs")
+    if device is not None:
+        model.to(device)
+    dev = model.V.device
+    opt = None
+    if optimizer == "sgd":
+        opt = torch.optim.SGD(model.parameters(), lr=lr)
+    elif optimizer == "adam":
+        opt = torch.optim.Adam(model.parameters(), lr=lr)
+    generator = torch.Generator().manual_seed(seed)
+    n = examples[0].size(0)
+    history = []
+    for epoch in range(epochs):
+        total, seen = torch.zeros((), device=dev), 0
+        bar = progress_bar(
+            batches(examples, batch_size, generator=generator),
+            total=math.ceil(n / batch_size),
+            desc=f"epoch {epoch + 1}/{epochs}",
+            disable=not progress,
+        )
+        for batch in bar:
+            batch = tuple(t.to(dev) for t in batch)  # (B, ...) each
+            if opt is None:
+                loss = hand_sgd_step(model, *batch, lr=lr)
+            else:
+                opt.zero_grad(set_to_none=True)
+                loss = model(*batch)
+                loss.backward()
+                opt.step()
+            total += loss.detach() * batch[0].size(0)
+            seen += batch[0].size(0)
+            if progress and bar.n % 100 == 0:  # reading the loss waits for the device
+                bar.set_postfix(loss=f"{total.item() / seen:.4f}")
+        history.append(total.item() / seen)
+    return history

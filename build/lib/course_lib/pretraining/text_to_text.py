@@ -1,0 +1,184 @@
+r"""A text-to-text task for a language model: "input -> output" lines. Chapter 9.
+
+A decoder-only model learns a mapping x -> y as the continuation of a prompt: each pair
+becomes the tokens of ``x + SEP`` followed by those of ``y`` and an end token, and the loss
+counts only the output tokens,
+
+    J(θ) = -Σ_{t ≥ |prompt|} log P_θ(w_{t+1} | w_{≤t}),
+
+so the same loss trains full fine-tuning, prefix tuning and a head-only baseline. Exact
+match decodes greedily after the prompt (:func:`course_lib.decoding.greedy_decode`), the
+same decoding for every method (:func:`continuations` gives the decoded outputs).
+
+Shape legend: B batch, T length, V vocabulary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+from course_lib.decoding import greedy_decode
+from course_lib.pretraining.gpt import at_least_float32
+from course_lib.pretraining.masked_lm import IGNORE
+from course_lib.training import evaluating
+
+__all__ = [
+    "PairBatch",
+    "TuneHistory",
+    "continuations",
+    "encode_pairs",
+    "exact_match",
+    "pair_loss",
+    "tune",
+]
+
+Encode = Callable[[str], list[int]]
+
+
+@dataclass(frozen=True)
+class PairBatch:
+    """Right-padded token rows and labels that are IGNORE outside the outputs."""
+
+    tokens: Tensor  # (B, T)
+    labels: Tensor  # (B, T): labels[t] is the target of position t (next token)
+
+
+def encode_pairs(
+    pairs: Sequence[tuple[str, str]], encode: Encode, *, sep: str, eos_id: int,
+    pad_id: int,
+) -> PairBatch:  # fmt: skip
+    """Tokens of ``x + sep`` + tokens of ``y`` + <eos>, padded; labels on y and <eos>."""
+    if not pairs:
+        raise ValueError("pairs is empty: nothing to encode")
+    rows, labels = [], []
+    for x, y in pairs:
+        prompt, out = encode(x + sep), encode(y) + [eos_id]
+        seq = prompt + out
+        rows.append(seq)
+        labels.append([IGNORE] * (len(prompt) - 1) + out + [IGNORE])
+    T = max(map(len, rows))
+    tokens = torch.full((len(rows), T), pad_id, dtype=torch.long)  # (B, T)
+    target = torch.full((len(rows), T), IGNORE, dtype=torch.long)  # (B, T)
+    for i, (r, lab) in enumerate(zip(rows, labels, strict=True)):
+        tokens[i, : len(r)] = torch.tensor(r)
+        target[i, : len(r)] = torch.tensor(lab)
+    return PairBatch(tokens, target)
+
+
+def pair_loss(model: nn.Module, batch: PairBatch) -> Tensor:
+    """Mean cross-entropy of the output tokens: ``model(tokens).logits`` (B, T, V)."""
+    logits = model(batch.tokens).logits  # (B, T, V)
+    return F.cross_entropy(
+        at_least_float32(logits.reshape(-1, logits.size(-1))),  # (B·T, V)
+        batch.labels.reshape(-1),  # (B·T,)
+        ignore_index=IGNORE,
+    )
+
+
+@torch.no_grad()
+def continuations(
+    model: nn.Module,
+    inputs: Sequence[str],
+    encode: Encode,
+    decode: Callable[[list[int]], str],
+    *,
+    sep: str,
+    eos_id: int,
+    max_len: int = 16,
+    device: torch.device | str | None = None,
+) -> list[str]:
+    """The greedy continuation of ``x + sep`` for every input x, decoded, in the order of
+    ``inputs`` (prompts of the same length are decoded as one batch)."""
+    by_length: dict[int, list[tuple[int, list[int]]]] = {}
+    for i, x in enumerate(inputs):
+        ids = encode(x + sep)
+        by_length.setdefault(len(ids), []).append((i, ids))
+    outputs = [""] * len(inputs)
+    with evaluating(model):
+        for group in by_length.values():
+            prompt = torch.tensor([ids for _, ids in group], device=device)  # (B, P)
+            hyps = greedy_decode(model, prompt, eos=eos_id, max_len=max_len)
+            for (i, _), h in zip(group, hyps, strict=True):
+                outputs[i] = decode(h.tokens)
+    return outputs
+
+
+def exact_match(
+    model: nn.Module,
+    pairs: Sequence[tuple[str, str]],
+    encode: Encode,
+    decode: Callable[[list[int]], str],
+    *,
+    sep: str,
+    eos_id: int,
+    max_len: int = 16,
+    device: torch.device | str | None = None,
+) -> float:
+    """Share of pairs whose greedy continuation of ``x + sep`` decodes to exactly y."""
+    if not pairs:
+        raise ValueError("pairs is empty: nothing to score")
+    outputs = continuations(
+        model, [x for x, _ in pairs], encode, decode, sep=sep, eos_id=eos_id,
+        max_len=max_len, device=device,
+    )  # fmt: skip
+    return sum(out == y for out, (_, y) in zip(outputs, pairs, strict=True)) / len(
+        pairs
+    )
+
+
+@dataclass
+class TuneHistory:
+    """Loss per step and exact match at the evaluated steps."""
+
+    loss: list[float] = field(default_factory=list)
+    steps: list[int] = field(default_factory=list)
+    exact_match: list[float] = field(default_factory=list)
+
+
+def tune(
+    model: nn.Module,
+    train: Sequence[tuple[str, str]],
+    *,
+    encode: Encode,
+    evaluate: Callable[[nn.Module], float],
+    steps: int,
+    batch_size: int,
+    lr: float,
+    eval_every: int,
+    sep: str,
+    eos_id: int,
+    pad_id: int,
+    seed: int = 0,
+    device: torch.device | str | None = None,
+) -> TuneHistory:
+    """AdamW on ``model``'s trainable parameters for ``steps`` batches of ``train``;
+    ``evaluate(model)`` (exact match) every ``eval_every`` steps and at the end."""
+    params = [p for p in model.parameters() if p.requires_grad]
+    if not params:
+        raise ValueError("the model has no trainable parameter")
+    opt = torch.optim.AdamW(params, lr=lr, weight_decay=0.0)
+    g = torch.Generator().manual_seed(seed)
+    history = TuneHistory()
+    model.train()
+    for step in range(1, steps + 1):
+        rows = torch.randint(0, len(train), (batch_size,), generator=g).tolist()
+        batch = encode_pairs(
+            [train[i] for i in rows], encode, sep=sep, eos_id=eos_id, pad_id=pad_id
+        )
+        batch = PairBatch(batch.tokens.to(device), batch.labels.to(device))
+        loss = pair_loss(model, batch)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        nn.utils.clip_grad_norm_(params, 1.0)
+        opt.step()
+        history.loss.append(loss.item())
+        if step % eval_every == 0 or step == steps:
+            history.steps.append(step)
+            history.exact_match.append(evaluate(model))
+            model.train()
+    return history

@@ -1,0 +1,136 @@
+"""Run-time switches shared by every chapter: device, seeds and the run profile.
+
+The profile (``COURSE_PROFILE`` = ``smoke`` | ``cpu`` | ``gpu``) sizes every notebook's data and
+training. ``smoke`` is what the tests use (seconds a chapter on 2 CPU cores), ``cpu`` gives
+meaningful results in minutes on a laptop, ``gpu`` gives the full results.
+A notebook states its sizes once::
+
+    cfg = pick(smoke=dict(epochs=1), cpu=dict(epochs=5), gpu=dict(epochs=20))
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+from collections.abc import Iterator
+from typing import Any, TypeVar
+
+import numpy as np
+import torch
+
+PROFILES = ("smoke", "cpu", "gpu")
+T = TypeVar("T")
+
+
+def device() -> torch.device:
+    """The device every chapter uses: CUDA, then Apple MPS, then the CPU.
+
+    ``COURSE_DEVICE`` (for example ``cpu`` or ``cuda:1``) overrides the choice.
+    """
+    forced = os.environ.get("COURSE_DEVICE", "").strip()
+    if forced:
+        try:
+            return torch.device(forced)
+        except RuntimeError as err:
+            raise ValueError(
+                f"COURSE_DEVICE={forced!r} is not a torch device; use e.g. 'cpu' or 'cuda:0'"
+            ) from err
+    if torch.cuda.is_available():
+        return torch.device("cuda")
+    mps = getattr(torch.backends, "mps", None)
+    if mps is not None and mps.is_available():
+        return torch.device("mps")
+    return torch.device("cpu")
+
+
+def seed_everything(seed: int = 0) -> int:
+    """Seed Python, NumPy and torch (all devices): a notebook run twice prints the same numbers."""
+    if not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
+    os.environ["PYTHONHASHSEED"] = str(seed)
+    return seed
+
+
+def profile() -> str:
+    """The run profile: ``COURSE_PROFILE`` if set, else ``gpu`` with CUDA and ``cpu`` without."""
+    value = os.environ.get("COURSE_PROFILE", "").strip().lower()
+    if not value:
+        return "gpu" if torch.cuda.is_available() else "cpu"
+    if value not in PROFILES:
+        raise ValueError(f"COURSE_PROFILE must be one of {PROFILES}, got {value!r}")
+    return value
+
+
+GPU_CHECK_ENV = "COURSE_GPU_CHECK"
+
+
+def in_gpu_check() -> bool:
+    """True in a gpu check (``COURSE_GPU_CHECK=1``, ``make gpu-check``): the ``gpu`` profile's
+    sizes and code paths, run for a handful of steps on a small slice of the data."""
+    return os.environ.get(GPU_CHECK_ENV, "").strip() not in ("", "0")
+
+
+def _merged(base: Any, changes: Any) -> Any:
+    """``base`` with ``changes`` laid over it, dict by dict (other values are replaced)."""
+    if isinstance(base, dict) and isinstance(changes, dict):
+        merged = {
+            k: _merged(v, changes[k]) if k in changes else v for k, v in base.items()
+        }
+        return merged | {k: v for k, v in changes.items() if k not in base}
+    return changes
+
+
+def pick(
+    *, smoke: T, cpu: T, gpu: T, gpu_check: Any = None, profile_name: str | None = None
+) -> T:
+    """Choose the value for the current profile: ``pick(smoke=1, cpu=5, gpu=20)``.
+
+    ``gpu_check``: what a gpu check changes in the ``gpu`` choice (the amounts of work: steps,
+    epochs, how much data), laid over it key by key; everything else, the model sizes and the
+    code paths, stays the gpu profile's. Used only in a gpu check (:func:`in_gpu_check`).
+    """
+    name = profile_name if profile_name is not None else profile()
+    if name not in PROFILES:
+        raise ValueError(f"profile must be one of {PROFILES}, got {name!r}")
+    if name == "gpu" and gpu_check is not None and in_gpu_check():
+        return _merged(gpu, gpu_check)
+    choices: dict[str, Any] = {"smoke": smoke, "cpu": cpu, "gpu": gpu}
+    return choices[name]
+
+
+def progress_bar(iterable: Any = None, **kwargs: Any) -> Any:
+    """A ``tqdm`` progress bar (a widget in Jupyter, text elsewhere), off while the book is built.
+
+    The book (``COURSE_WIDGET_MODE=html``) has no kernel, so a bar there would only add a
+    frozen widget; ``COURSE_PROGRESS=0`` turns bars off everywhere.
+    """
+    from tqdm.auto import tqdm
+
+    quiet = (
+        os.environ.get("COURSE_WIDGET_MODE", "live") == "html"
+        or os.environ.get("COURSE_PROGRESS", "1") == "0"
+    )
+    if quiet:
+        kwargs["disable"] = True
+    return tqdm(iterable, **kwargs)
+
+
+@contextlib.contextmanager
+def one_thread(device: torch.device | str | None = None) -> Iterator[None]:
+    """torch on one CPU thread inside the block (``device`` None or a CPU), then as before.
+
+    Small matrix products (recurrent steps, (B, D) @ (D, D) with D = 64) gain nothing from
+    more threads, and on a busy 2-core machine the threads' hand-offs can make each product
+    many times slower.
+    """
+    before = torch.get_num_threads()
+    if device is None or torch.device(device).type == "cpu":
+        torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)

@@ -1,0 +1,111 @@
+r"""Scoring given outputs by teacher forcing: log P(y | x) and the attention. Chapter 7.
+
+Beam search (:mod:`course_lib.decoding`) returns hypotheses; to ask how the model scores
+*another* output (a reference, in the error analysis) or where it attends while producing a
+hypothesis (the attention explorer), feed the output to the decoder with teacher forcing:
+
+    log P(y | x) = Σ_t log P(y_t | y_<t, x),     α_t = the attention weights at step t
+
+(a sum of logs: the product of the probabilities underflows on long outputs).
+
+Shape letters: B outputs, S source length, T output length (with <eos> when finished).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+from torch import Tensor
+
+from course_lib.seq2seq.model import Seq2Seq
+from course_lib.training import evaluating
+
+__all__ = ["sequence_log_prob", "teacher_forced", "token_log_probs"]
+
+
+def _targets(model: Seq2Seq, targets, finished, device) -> tuple[Tensor, Tensor]:
+    """Padded y_in = <bos> y (B, T) and y_out = y <eos> (B, T), with the lengths (B,)."""
+    cfg = model.config
+    finished = [True] * len(targets) if finished is None else finished
+    outs = [
+        list(t) + ([cfg.eos_id] if f else [])
+        for t, f in zip(targets, finished, strict=True)
+    ]
+    if any(len(o) == 0 for o in outs):
+        raise ValueError("an unfinished target needs at least one token")
+    width = max(len(o) for o in outs)
+    y_out = torch.full((len(outs), width), cfg.pad_id, dtype=torch.long, device=device)
+    for b, o in enumerate(outs):
+        y_out[b, : len(o)] = torch.tensor(o, device=device)  # (B, T)
+    bos = torch.full((len(outs), 1), cfg.bos_id, dtype=torch.long, device=device)
+    lens = torch.tensor([len(o) for o in outs], device=device)  # (B,)
+    return torch.cat([bos, y_out[:, :-1]], dim=1), y_out, lens  # (B, T) each
+
+
+def _forced(model: Seq2Seq, src: Tensor, src_lens: Tensor, targets, finished):
+    """Teacher forcing of given outputs: log P(y_t | y_<t, x) (B, T) float64, 0 past each
+    output's end, its lengths (B,) and the attention (B, T, S) (None without)."""
+    if len(targets) != src.size(0):
+        raise ValueError(f"need one target per source: {src.size(0)} vs {len(targets)}")
+    y_in, y_out, lens = _targets(model, targets, finished, src.device)
+    with evaluating(model):
+        logits, weights = model(src, src_lens, y_in)  # (B, T, V), (B, T, S)
+    logp = logits.log_softmax(-1).double().gather(2, y_out[:, :, None]).squeeze(2)
+    real = torch.arange(y_out.size(1), device=src.device)[None, :] < lens[:, None]
+    return logp * real, lens, weights  # (B, T), (B,), (B, T, S)
+
+
+@torch.no_grad()
+def teacher_forced(
+    model: Seq2Seq,
+    src: Tensor,
+    src_lens: Tensor,
+    targets: Sequence[Sequence[int]],
+    *,
+    finished: Sequence[bool] | None = None,
+) -> tuple[Tensor, list[Tensor | None]]:
+    """log P(y | x) (B,) float64 of given outputs, and each output's attention (T_b, S_b).
+
+    targets: B token-id lists (no <bos>/<eos>); ``finished[b]`` (default True) adds <eos>,
+    as a finished hypothesis has it. The attention is None for a model without attention.
+    """
+    logp, lens, weights = _forced(model, src, src_lens, targets, finished)
+    log_prob = logp.sum(1)  # (B,)
+    if weights is None:
+        return log_prob, [None] * len(targets)
+    maps = [
+        weights[b, : int(lens[b]), : int(src_lens[b])].cpu()
+        for b in range(len(targets))
+    ]  # (T_b, S_b) each
+    return log_prob, maps
+
+
+@torch.no_grad()
+def token_log_probs(
+    model: Seq2Seq,
+    src: Tensor,
+    src_lens: Tensor,
+    targets: Sequence[Sequence[int]],
+    *,
+    finished: Sequence[bool] | None = None,
+) -> list[Tensor]:
+    """log P(y_t | y_<t, x) of every token of given outputs: B tensors (T_b,) float64.
+
+    The terms whose sum is log P(y | x) (the beam's score before normalising); <eos> is
+    the last term of a finished output. targets and finished as for :func:`teacher_forced`.
+    """
+    logp, lens, _ = _forced(model, src, src_lens, targets, finished)
+    return [logp[b, : int(lens[b])].cpu() for b in range(len(targets))]
+
+
+def sequence_log_prob(
+    model: Seq2Seq,
+    src: Tensor,
+    src_lens: Tensor,
+    targets: Sequence[Sequence[int]],
+    *,
+    finished: Sequence[bool] | None = None,
+) -> Tensor:
+    """log P(y | x) of given outputs by teacher forcing: (B,) float64."""
+    return teacher_forced(model, src, src_lens, targets, finished=finished)[0]
