@@ -168,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         for outcome in pool.map(run, paths):  # in chapter order, as each is done
             outcomes.append(outcome)
-            print(report(outcomes[-1:]).splitlines()[1], flush=True)
+            print("\n".join(report(outcomes[-1:]).splitlines()[1:]), flush=True)
     print(report(outcomes))
     if args.json:
         Path(args.json).write_text(

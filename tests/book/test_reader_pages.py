@@ -54,6 +54,8 @@ def test_a_chapter_page_reads_like_a_book(name, browser):
         problems.append(f"shown record lines: {m.record_lines[:3]}")
     if m.assert_lines:
         problems.append(f"shown assert lines: {m.assert_lines[:3]}")
+    if m.pragma_lines:
+        problems.append(f"shown comments for tools: {m.pragma_lines[:3]}")
     if m.stray_outputs:
         problems.append(f"outputs that are only a stray value: {m.stray_outputs[:3]}")
     if m.build_words:
@@ -76,7 +78,7 @@ def test_the_measure_sees_folded_cells_and_figures(tmp_path, browser):
     page.write_text(
         '<!doctype html><html><head><meta charset="utf-8"></head><body>'
         '<article class="bd-article" style="width:600px">'
-        '<div class="cell"><div class="cell_input"><pre>a = 1\nassert a\nch01("a", a)</pre></div>'
+        '<div class="cell"><div class="cell_input"><pre>a = 1\nassert a\nch01("a", a)  # fmt: skip</pre></div>'
         '<div class="cell_output"><div class="output text_plain"><pre>9</pre></div></div></div>'
         '<div class="cell"><details><summary>checks</summary><div class="cell_input">'
         "<pre>assert True\nassert True</pre></div></details></div>"
@@ -86,7 +88,8 @@ def test_the_measure_sees_folded_cells_and_figures(tmp_path, browser):
     )
     m = page_metrics.measure(tmp_path, "notebooks/00_t", browser.page, tmp_path)
     assert m.shown_lines == 4
-    assert m.assert_lines == ["assert a"] and m.record_lines == ['ch01("a", a)']
+    assert m.assert_lines == ["assert a"]
+    assert m.record_lines == m.pragma_lines == ['ch01("a", a)  # fmt: skip']
     assert m.stray_outputs == ["9"]
     assert m.build_words == ["closing note"]
     assert len(m.wide_blocks) == 1 and m.wide_blocks[0].startswith("x = 1 +")
