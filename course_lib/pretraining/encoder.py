@@ -25,12 +25,12 @@ from torch import Tensor, nn
 from course_lib.pretraining.gpt import (
     at_least_float32,
     check_sizes,
-    check_tokens,
     embeddings_and_blocks,
 )
 from course_lib.pretraining.masked_lm import IGNORE
 from course_lib.transformer.layers import EncoderLayer
 from course_lib.transformer.masks import padding_mask
+from course_lib.transformer.token_ids import check_token_ids
 
 __all__ = ["Encoder", "EncoderConfig", "SequenceClassifier"]
 
@@ -71,7 +71,7 @@ class Encoder(nn.Module):
         self, tokens: Tensor, *, fast: bool | None = None
     ) -> tuple[Tensor, list[Tensor | None]]:
         """tokens (B, T) -> hidden states (B, T, D) and each layer's weights."""
-        check_tokens(tokens)
+        check_token_ids(tokens, self.config.vocab_size)
         if tokens.size(1) > self.config.max_len:
             raise ValueError(
                 f"{tokens.size(1)} tokens exceed max_len={self.config.max_len}"

@@ -33,6 +33,7 @@ from course_lib.training import evaluating
 from course_lib.transformer.attention import KV
 from course_lib.transformer.layers import EncoderLayer
 from course_lib.transformer.positional import LearnedPositionalEncoding
+from course_lib.transformer.token_ids import check_token_ids
 
 __all__ = [
     "GPT",
@@ -42,7 +43,6 @@ __all__ = [
     "GPTState",
     "at_least_float32",
     "check_sizes",
-    "check_tokens",
 ]
 
 Cache = list[KV]
@@ -115,18 +115,6 @@ def at_least_float32(x: Tensor) -> Tensor:
     return x.to(torch.promote_types(x.dtype, torch.float32))
 
 
-def check_tokens(tokens: Tensor, name: str = "tokens") -> None:
-    """A (B, T) integer tensor with B, T >= 1, or a clear error."""
-    if not isinstance(tokens, Tensor) or tokens.dim() != 2:
-        raise ValueError(f"{name} must be a (B, T) tensor of ids; got {tokens!r:.60}")
-    if tokens.dtype.is_floating_point or tokens.dtype == torch.bool:
-        raise TypeError(f"{name} must hold integer ids; got dtype {tokens.dtype}")
-    if tokens.size(0) == 0 or tokens.size(1) == 0:
-        raise ValueError(
-            f"{name} is empty (shape {tuple(tokens.shape)}); need B, T >= 1"
-        )
-
-
 @dataclass
 class GPTState:
     """The decoding state, one row per sequence: tokens fed so far, the cache, the prefix.
@@ -180,7 +168,7 @@ class GPT(nn.Module):
     def _check_features(self, tokens: Tensor, past: Cache | None) -> int:
         """The checks of :meth:`features`: (B, T) ids, a cache that fits, T within the
         context. Returns P, the number of cached positions."""
-        check_tokens(tokens)
+        check_token_ids(tokens, self.config.vocab_size)
         B, T = tokens.shape
         P = self._check_past(past, B, T)
         if T > self.config.max_len:
@@ -247,7 +235,7 @@ class GPT(nn.Module):
         Labels equal to ``config.pad_id`` are ignored. ``reduction="sum"`` gives the
         total negative log-likelihood in nats (for perplexity per token and per word).
         """
-        check_tokens(tokens)
+        check_token_ids(tokens, self.config.vocab_size)
         if tokens.size(1) < 2:
             raise ValueError(f"tokens must have T >= 2; got {tuple(tokens.shape)}")
         logits = self(tokens[:, :-1], past=past).logits  # (B, T-1, V)

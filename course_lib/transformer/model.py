@@ -33,6 +33,7 @@ from course_lib.transformer.positional import (
     LearnedPositionalEncoding,
     SinusoidalPositionalEncoding,
 )
+from course_lib.transformer.token_ids import check_token_ids
 
 __all__ = ["DecodeState", "Encoded", "Transformer", "TransformerConfig"]
 
@@ -151,21 +152,9 @@ class Transformer(nn.Module):
         )
         self.generator = nn.Linear(c.d_model, c.tgt_vocab, device=device)
 
-    def _check_tokens(self, tokens: Tensor, name: str) -> None:
-        if not isinstance(tokens, Tensor) or tokens.dim() != 2:
-            raise ValueError(
-                f"{name} must be a (B, T) tensor of ids; got {tokens!r:.60}"
-            )
-        if tokens.dtype.is_floating_point or tokens.dtype == torch.bool:
-            raise TypeError(f"{name} must hold integer ids; got dtype {tokens.dtype}")
-        if tokens.size(0) == 0 or tokens.size(1) == 0:
-            raise ValueError(
-                f"{name} is empty (shape {tuple(tokens.shape)}); pass B, T >= 1"
-            )
-
     def encode(self, src: Tensor, *, fast: bool | None = None) -> Encoded:
         """src: (B, S) ids -> memory (B, S, D), the padding mask and each layer's weights."""
-        self._check_tokens(src, "src")
+        check_token_ids(src, self.config.src_vocab, "src")
         src_mask = padding_mask(src, self.config.pad_id)  # (B, 1, 1, S)
         x = self.src_pos(self.src_embed(src))  # (B, S, D)
         weights = []
@@ -190,7 +179,7 @@ class Transformer(nn.Module):
         tokens: positions continue from the cached length, and the keys/values of the
         earlier tokens and of the memory are reused, not recomputed.
         """
-        self._check_tokens(tgt, "tgt")
+        check_token_ids(tgt, self.config.tgt_vocab, "tgt")
         past = 0 if cache is None else cache[0]["self"][0].size(2)
         T = tgt.size(1)
         if cache is None:
