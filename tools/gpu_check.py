@@ -73,13 +73,11 @@ def _is_cell_assert(output: dict) -> bool:
     """An AssertionError raised by a line of the chapter's own cell, not inside the library."""
     if output.get("ename") != "AssertionError":
         return False
-    frames = [
-        line
-        for line in output.get("traceback", [])
-        if "File " in line or "Cell In" in line
+    plain = [
+        re.sub(r"\x1b\[[0-9;]*m", "", line) for line in output.get("traceback", [])
     ]
-    last = re.sub(r"\x1b\[[0-9;]*m", "", frames[-1]) if frames else ""
-    return "Cell In" in last
+    frames = [line for line in plain if "File " in line or "Cell In" in line]
+    return bool(frames) and "Cell In" in frames[-1]
 
 
 def run(path: Path, timeout: int = 1800) -> Outcome:
