@@ -66,6 +66,8 @@ def test_a_run_counts_steps_and_flops_and_lists_a_result_assert(tmp_path):
         len(outcome.skipped_checks) == 1
         and "AssertionError" in outcome.skipped_checks[0]
     )
+    assert sorted(i for i, _ in outcome.slowest) == [0, 1, 2]  # the chapter's own cells
+    assert "slowest cell" in gpu_check.report([outcome])
 
 
 def test_an_error_in_the_code_or_an_assert_inside_a_library_fails(tmp_path):

@@ -59,6 +59,7 @@ class Outcome:
         default_factory=list
     )  # result asserts a short run fails
     stats: dict = field(default_factory=dict)
+    slowest: list[tuple[int, float]] = field(default_factory=list)  # (cell, seconds)
 
     @property
     def passed(self) -> bool:
@@ -78,6 +79,24 @@ def _is_cell_assert(output: dict) -> bool:
     ]
     frames = [line for line in plain if "File " in line or "Cell In" in line]
     return bool(frames) and "Cell In" in frames[-1]
+
+
+def _slowest_cells(cells: list, n: int = 3) -> list[tuple[int, float]]:
+    """The ``n`` cells that took longest (index in the chapter, seconds), from the execution
+    times nbclient records in each cell's metadata."""
+    from datetime import datetime
+
+    times = []
+    for index, cell in enumerate(cells):
+        ran = cell.get("metadata", {}).get("execution", {})
+        start, end = ran.get("iopub.execute_input"), ran.get("shell.execute_reply")
+        if start and end:
+            seconds = (
+                datetime.fromisoformat(end.replace("Z", "+00:00"))
+                - datetime.fromisoformat(start.replace("Z", "+00:00"))
+            ).total_seconds()
+            times.append((index, round(seconds, 1)))
+    return sorted(times, key=lambda t: -t[1])[:n]
 
 
 def run(path: Path, timeout: int = 1800) -> Outcome:
@@ -122,6 +141,7 @@ def run(path: Path, timeout: int = 1800) -> Outcome:
                 outcome.skipped_checks.append(where)
             else:
                 outcome.errors.append(where)
+    outcome.slowest = _slowest_cells(nb.cells[1:-1])
     for output in nb.cells[-1].get("outputs", []):
         text = output.get("text", "")
         if text.startswith("GPU-CHECK "):
@@ -144,6 +164,9 @@ def report(outcomes: list[Outcome]) -> str:
     for o in outcomes:
         for error in o.errors:
             lines.append(f"  {o.chapter}: {error}")
+        if o.slowest:
+            cells = ", ".join(f"cell {i} {t:.0f} s" for i, t in o.slowest)
+            lines.append(f"  {o.chapter}: slowest {cells}")
     return "\n".join(lines)
 
 
