@@ -54,6 +54,7 @@ def heatmap(
     cmap: str = "viridis",
     title: str | None = None,
     annotate: bool = False,
+    fmt: str = ".2f",
     vmin: float | None = None,
     vmax: float | None = None,
     colorbar: bool = True,
@@ -62,8 +63,9 @@ def heatmap(
 
     matrix: (R, C) tensor or array (NaN cells stay blank); row_labels: R strings;
     col_labels: C strings (``None``: no labels on that axis). ``annotate`` writes each value
-    into its cell (2 decimals), in black or white for contrast. ``vmin``/``vmax`` fix the
-    colour scale (shared scales make several heatmaps comparable).
+    into its cell in the format ``fmt`` (``".0f"`` for counts), in black or white for
+    contrast. ``vmin``/``vmax`` fix the colour scale (shared scales make several heatmaps
+    comparable).
     Returns the Axes, holding one image (``ax.images``) and, with ``annotate``, R·C texts.
     """
     m = _as_array(matrix, "matrix")
@@ -100,7 +102,7 @@ def heatmap(
             ax.text(
                 j,
                 i,
-                f"{value:.2f}",
+                format(value, fmt),
                 ha="center",
                 va="center",
                 fontsize=8,

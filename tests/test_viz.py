@@ -175,3 +175,9 @@ def test_embedding_scatter_is_deterministic_and_spreads_close_labels():
 def test_embedding_scatter_rejects_bad_input(points, labels, highlight, match):
     with pytest.raises(ValueError, match=match):
         viz.embedding_scatter(points, labels, highlight=highlight)
+
+
+def test_heatmap_writes_counts_without_decimals_when_asked():
+    counts = np.array([[30.0, 0.0], [2.0, 27.0]])
+    ax = viz.heatmap(counts, annotate=True, fmt=".0f", colorbar=False)
+    assert [t.get_text() for t in ax.texts] == ["30", "0", "2", "27"]

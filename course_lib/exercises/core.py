@@ -212,9 +212,14 @@ def run_check(ex: Exercise, fn: Callable[..., Any], *, seed: int = 0) -> CheckRe
     return CheckResult(
         ex.name,
         PASSED,
-        f"It agrees with the library on all {len(cases)} cases.",
+        f"It agrees with the library on {_all_cases(len(cases))}.",
         len(cases),
     )
+
+
+def _all_cases(n: int) -> str:
+    """ "its one case", "both cases", "all 7 cases"."""
+    return {1: "its one case", 2: "both cases"}.get(n, f"all {n} cases")
 
 
 def check(name: str, fn: Callable[..., Any], *, seed: int = 0) -> CheckResult:
