@@ -70,6 +70,20 @@ def test_a_run_counts_steps_and_flops_and_lists_a_result_assert(tmp_path):
     assert "slowest cell" in gpu_check.report([outcome])
 
 
+def test_the_counting_leaves_autograd_grad_through_a_module_working(tmp_path):
+    """torch's FlopCounterMode hooks every module to attribute FLOPs to it, and those hooks
+    break torch.autograd.grad through a module ("A leaf node was passed to
+    _will_engine_execute_node"); the check counts without them."""
+    path = notebook(
+        tmp_path / "03_c.ipynb",
+        "import torch\nlayer = torch.nn.Linear(3, 2)\nx = torch.ones(4, 3, requires_grad=True)\n"
+        "(g,) = torch.autograd.grad(layer(x).sum(), x)\nassert g.shape == (4, 3)",
+    )
+    outcome = gpu_check.run(path, timeout=120)
+    assert outcome.passed and not outcome.skipped_checks, outcome.errors
+    assert outcome.stats["flops"] > 0
+
+
 def test_an_error_in_the_code_or_an_assert_inside_a_library_fails(tmp_path):
     (tmp_path / "helper.py").write_text("def check(x):\n    assert x > 0\n")
     path = notebook(

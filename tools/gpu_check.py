@@ -36,6 +36,11 @@ from torch.utils.flop_counter import FlopCounterMode as _GcFlops
 _gc_steps = [0]
 _gc_hook(lambda *_: _gc_steps.__setitem__(0, _gc_steps[0] + 1))
 _gc_flops = _GcFlops(display=False)
+class _GcGlobalOnly:  # count every FLOP under "Global" and hook no module: the counter's
+    parents = {"Global"}  # module tracker breaks torch.autograd.grad through a module
+    def __enter__(self): return self
+    def __exit__(self, *args): return None
+_gc_flops.mod_tracker = _GcGlobalOnly()
 _gc_flops.__enter__()
 """
 END = """\
