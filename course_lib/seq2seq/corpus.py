@@ -77,17 +77,21 @@ def tatoeba_splits(
     return TranslationSplits(train[:n_train] if n_train else train, dev, test)
 
 
-def multi30k_splits(*, n_train: int | None = None) -> TranslationSplits:
-    """Multi30k German→English: train / val / test_2016_flickr, tokenized, one reference."""
+def multi30k_splits(
+    *, n_train: int | None = None, n_dev: int | None = None, n_test: int | None = None
+) -> TranslationSplits:
+    """Multi30k German→English: train / val / test_2016_flickr, tokenized, one reference.
+
+    ``n_train``, ``n_dev``, ``n_test`` keep the first pairs of each split (None: all of it).
+    """
     parts = {}
     for split in ("train", "val", "test_2016_flickr"):
         parts[split] = [
             (tokenize(de), tokenize(en))
             for en, de in translation_pairs("multi30k", split)
         ]
-    train = parts["train"][:n_train] if n_train else parts["train"]
     return TranslationSplits(
-        train,
-        [(s, [t]) for s, t in parts["val"]],
-        [(s, [t]) for s, t in parts["test_2016_flickr"]],
+        parts["train"][:n_train],
+        [(s, [t]) for s, t in parts["val"][:n_dev]],
+        [(s, [t]) for s, t in parts["test_2016_flickr"][:n_test]],
     )
