@@ -274,6 +274,11 @@ def test_attention_explorer_live_in_jupyterlab(lab):  # noqa: F811 - the fixture
             "() => document.querySelectorAll('.cw-at select')[0].options.length === 2"
         )
         rows = root.locator(".cw-at-row")
+        # the option arrives before the view redraws its rows: wait for the new sentence
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('.cw-at .cw-at-row')]"
+            ".map(r => r.innerText).join(' ') === 'here sentence new a'"
+        )
         assert rows.all_inner_texts() == ["here", "sentence", "new", "a"]
         assert live_harness.kernel_sees(page, LIVE_PROBE, "1 1 2 ''\n") == "1 1 2 ''\n"
         # a change made in the kernel reaches the view
