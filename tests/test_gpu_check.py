@@ -3,39 +3,18 @@ errors fail a chapter (code that cannot run) and which are listed (a result's as
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 import gpu_check  # noqa: E402
+from live_lab import write_notebook  # noqa: E402
 
 
 def notebook(path: Path, *cells: str) -> Path:
-    path.write_text(
-        json.dumps(
-            {
-                "cells": [
-                    {
-                        "cell_type": "code",
-                        "id": f"c{i}",
-                        "metadata": {},
-                        "source": source,
-                        "outputs": [],
-                        "execution_count": None,
-                    }
-                    for i, source in enumerate(cells)
-                ],
-                "metadata": {
-                    "kernelspec": {"name": "python3", "display_name": "Python 3"}
-                },
-                "nbformat": 4,
-                "nbformat_minor": 5,
-            }
-        ),
-        encoding="utf-8",
-    )
+    """A notebook of these code cells at ``path`` (the live widget tests' writer)."""
+    write_notebook(path, list(cells))
     return path
 
 

@@ -20,6 +20,9 @@ import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+# A comment for a tool (formatter, linter, type checker), which the page leaves out.
+from book_extensions import PRAGMA  # tools/, beside this file
+
 ROOT = Path(__file__).resolve().parents[1]
 WIDTH, HEIGHT = 1280, 900
 MAX_CELL_LINES = 25
@@ -27,8 +30,6 @@ MAX_PAGE_LINES = 400
 # Lines that exist for the build, not the reader: a number recorded for the prose, a check.
 RECORD_LINE = re.compile(r"^\s*(?:ch\d\d|record|rec)\(")
 ASSERT_LINE = re.compile(r"^\s*assert\b")
-# A comment for a tool (formatter, linter, type checker), which the page leaves out.
-PRAGMA_LINE = re.compile(r"#\s*(?:fmt:\s*(?:skip|off|on)|noqa\b|type:\s*ignore\b)")
 # Words about how the book was made, which a chapter's prose never uses.
 BUILD_WORDS = re.compile(
     r"closing note|the course's target|is not met|target is met|for the notes?\b"
@@ -165,7 +166,7 @@ def measure(html: Path, name: str, page, executed_dir: Path) -> PageMetrics:
             m.long_cells.append(len(lines))
         m.record_lines += [ln.strip() for ln in lines if RECORD_LINE.match(ln)]
         m.assert_lines += [ln.strip() for ln in lines if ASSERT_LINE.match(ln)]
-        m.pragma_lines += [ln.strip() for ln in lines if PRAGMA_LINE.search(ln)]
+        m.pragma_lines += [ln.strip() for ln in lines if PRAGMA.search(ln)]
     m.wide_blocks = raw["wide"]
     m.stray_outputs = [t.strip() for t in raw["plain"] if STRAY.match(t)]
     m.build_words = sorted({w.group(0) for w in BUILD_WORDS.finditer(raw["text"])})
