@@ -8,6 +8,7 @@ from __future__ import annotations
 import torch
 
 from course_lib.exercises.core import Case, Exercise, Mistake, register
+from course_lib.exercises.quiz import Question, register_questions
 from course_lib.rnn.gru import GRUCell
 from course_lib.rnn.lstm import LSTMCell
 from course_lib.rnn.stacked import reverse_padded
@@ -139,5 +140,52 @@ register(
                 lambda x, lengths: x.flip(1),
             ),
         ),
+    ),
+)
+
+register_questions(
+    Question(
+        "ch06.exploding",
+        "An LSTM language model's loss jumps to NaN after a few hundred steps, and the "
+        "gradient norm printed just before is 10⁶. Which change addresses the cause?",
+        answer="b",
+        explanation="Gates make it easy to keep information (the cell's path is a product of "
+        "forget gates, not of W_hh), which mitigates vanishing; nothing in them bounds a "
+        "gradient that grows. Clipping the norm bounds every step.",
+        choices={
+            "a": "initialise the forget gate's bias at 1",
+            "b": "clip the gradient's norm (say at 1 or 5) before each step",
+            "c": "replace the LSTM by a GRU, which has fewer gates",
+        },
+        wrong={
+            "a": "A forget bias of 1 keeps the cell's memory at the start of training: it "
+            "acts against vanishing, and makes an exploding gradient no smaller.",
+            "c": "A GRU's gates work like the LSTM's: they help keep information, and bound "
+            "no gradient.",
+        },
+    ),
+    Question(
+        "ch06.lstm_parameters",
+        "How many parameters has `torch.nn.LSTM(input_size=10, hidden_size=20)` (one "
+        "layer, torch's two bias vectors)?",
+        answer=2560,
+        explanation="Four blocks (i, f, g, o), each with a 20 × 10 input matrix, a 20 × 20 "
+        "recurrent matrix and two biases of 20: 4 · (200 + 400 + 40) = 2560.",
+        wrong={
+            2480: "That counts one bias per block; torch keeps b_ih and b_hh, 20 each.",
+            640: "That is one block; the LSTM has four (input, forget, candidate, output).",
+        },
+    ),
+    Question(
+        "ch06.forget_product",
+        "Along the memory cell, the input gate is 0 and the forget gate 0.9 at every step. "
+        "What fraction of $C_0$ is left in $C_{10}$?",
+        answer=0.9**10,
+        explanation="$C_t = F_t \\odot C_{t-1}$ here, so $C_{10} = 0.9^{10} C_0 ≈ 0.349\\,C_0$: "
+        "the gradient along the cell is the same product of forget gates.",
+        wrong={
+            0.1: "That is 1 − 0.9, one step's loss; the cell is multiplied by 0.9 ten times.",
+            9.0: "The forget gates multiply, they do not add: 0.9 ten times over.",
+        },
     ),
 )
