@@ -29,6 +29,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
+from course_lib.speech.ctc_inputs import _check_ctc, _padded_targets
+
 __all__ = [
     "alignments",
     "collapse",
@@ -102,7 +104,7 @@ def ctc_alpha(log_probs: Tensor, ext: Tensor, blank: int = 0) -> Tensor:
     """
     e = _emissions(log_probs, ext)  # (B, T, S')
     no_skip = torch.zeros_like(e[:, 0]).masked_fill(~_skip_allowed(ext, blank), NEG_INF)
-    pad = torch.full_like(e[:, 0, :2], NEG_INF)  # (B, 2)
+    pad = e.new_full((e.size(0), 2), NEG_INF)  # (B, 2), even when S' = 1
     alpha = torch.full_like(e[:, 0], NEG_INF)  # (B, S')
     alpha[:, :2] = e[:, 0, :2]
     out = [alpha]
@@ -147,7 +149,7 @@ def ctc_beta(
     no_skip, starts, last, inside = _beta_boundary(
         e, ext, input_lengths, target_lengths, blank
     )  # (B, S'), (B, T, S'), (T, B, 1), (T, B, 1)
-    pad = torch.full_like(e[:, 0, :2], NEG_INF)  # (B, 2)
+    pad = e.new_full((e.size(0), 2), NEG_INF)  # (B, 2), even when S' = 1
     beta = torch.full_like(e[:, 0], NEG_INF)  # (B, S')
     out = [beta] * e.size(1)
     for t in range(e.size(1) - 1, -1, -1):
@@ -166,11 +168,13 @@ def _log_likelihood(alpha: Tensor, input_lengths: Tensor, target_lengths: Tensor
     """ln p(l | x) = ln(α_{T−1}(S' − 1) + α_{T−1}(S' − 2)) per sequence: (B,)."""
     B = alpha.size(0)
     rows = torch.arange(B, device=alpha.device)
-    last = alpha[rows, input_lengths - 1]  # (B, S')
+    last = alpha[rows, (input_lengths - 1).clamp(min=0)]  # (B, S')
     end = 2 * target_lengths
     blank_end = last[rows, end]  # (B,)
     label_end = last[rows, (end - 1).clamp(min=0)].masked_fill(end == 0, NEG_INF)
-    return torch.logaddexp(blank_end, label_end)  # (B,)
+    log_p = torch.logaddexp(blank_end, label_end)  # (B,)
+    empty = torch.where(end == 0, 0.0, NEG_INF).to(log_p)  # no frames: p = [label empty]
+    return torch.where(input_lengths == 0, empty, log_p)  # (B,)
 
 
 def ctc_posteriors(
@@ -227,38 +231,6 @@ class _CTC(torch.autograd.Function):
         return grad, None, None, None, None
 
 
-def _check_ctc(log_probs, targets, input_lengths, target_lengths, blank) -> None:
-    if not isinstance(log_probs, Tensor) or log_probs.dim() != 3:
-        raise ValueError(
-            "log_probs must be a (B, T, C) tensor of log-probabilities (batch first); "
-            f"got {getattr(log_probs, 'shape', type(log_probs).__name__)}"
-        )
-    B, T, C = log_probs.shape
-    if not 0 <= blank < C:
-        raise ValueError(f"blank must be a class index in 0..{C - 1}; got {blank}")
-    if targets.dim() != 2 or targets.size(0) != B:
-        raise ValueError(
-            f"targets must be (B, S) = ({B}, S); got {tuple(targets.shape)}"
-        )
-    if input_lengths.shape != (B,) or target_lengths.shape != (B,):
-        raise ValueError(
-            f"input_lengths and target_lengths must be (B,) = ({B},); got "
-            f"{tuple(input_lengths.shape)} and {tuple(target_lengths.shape)}"
-        )
-    if (input_lengths < 1).any() or (input_lengths > T).any():
-        raise ValueError(f"input_lengths must lie in 1..T = 1..{T}")
-    if (target_lengths < 0).any() or (target_lengths > targets.size(1)).any():
-        raise ValueError(f"target_lengths must lie in 0..S = 0..{targets.size(1)}")
-    valid = (
-        torch.arange(targets.size(1), device=targets.device) < target_lengths[:, None]
-    )
-    used = targets[valid]
-    if ((used < 0) | (used >= C) | (used == blank)).any():
-        raise ValueError(
-            f"targets must be class indices in 0..{C - 1} other than the blank {blank}"
-        )
-
-
 def ctc_loss(
     log_probs: Tensor,
     targets: Tensor,
@@ -272,9 +244,10 @@ def ctc_loss(
 ) -> Tensor:
     """The CTC loss −ln p(l | x), as ``torch.nn.CTCLoss`` but batch first.
 
-    log_probs: (B, T, C) log-softmax outputs; targets: (B, S) padded label indices;
-    input_lengths, target_lengths: (B,). reduction ``"none"`` → (B,); ``"sum"``;
-    ``"mean"``: each loss divided by its target length, then averaged (torch's rule).
+    log_probs: (B, T, C) log-softmax outputs; targets: (B, S) padded label indices (any
+    padding value) or 1-D, the labels concatenated; input_lengths, target_lengths: (B,).
+    reduction ``"none"`` → (B,); ``"sum"``; ``"mean"``: each loss divided by its target
+    length, then averaged (torch's rule).
     A label that cannot fit its input (T_b < S_b + repeats) has loss +inf, as in torch;
     ``zero_infinity`` makes it 0 with a zero gradient, ``error_if_impossible`` raises.
     """
@@ -282,6 +255,7 @@ def ctc_loss(
     input_lengths = torch.as_tensor(input_lengths, dtype=torch.long, device=device)
     target_lengths = torch.as_tensor(target_lengths, dtype=torch.long, device=device)
     targets = torch.as_tensor(targets, dtype=torch.long, device=device)
+    targets = _padded_targets(targets, target_lengths, blank)  # (B, S)
     _check_ctc(log_probs, targets, input_lengths, target_lengths, blank)
     if reduction not in ("none", "sum", "mean"):
         raise ValueError(
