@@ -58,7 +58,9 @@ def train_bpe(
     unk_token: one of the special tokens, for characters outside the alphabet at encoding.
     end_of_word_suffix: e.g. ``"</w>"`` on the last character of each word (Sennrich),
         so that decoding knows where words end.
-    Returns a ``BPE`` model. Deterministic: the same counts give the same model.
+    Returns a ``BPE`` model. Deterministic: the same counts give the same model. As HF's
+    ``BpeTrainer``, the specials and the alphabet are always kept: a ``vocab_size`` below
+    their number, or an empty corpus, gives them alone, with no merge.
     """
     specials = _check_args(
         word_counts, vocab_size, min_frequency, special_tokens, unk_token
@@ -69,11 +71,6 @@ def train_bpe(
     _add(vocab, ids, sorted(alphabet))
     if end_of_word_suffix:
         _add(vocab, ids, sorted({w[-1] + end_of_word_suffix for w in word_counts}))
-    if vocab_size < len(vocab):
-        raise ValueError(
-            f"vocab_size={vocab_size} is below the {len(vocab)} pieces the specials and "
-            "the alphabet need already; raise vocab_size"
-        )
     words, freqs = _initial_words(word_counts, ids, end_of_word_suffix)
     pair_counts, where = _count_pairs(words, freqs)
     heap: list = []  # (-count, a, b, seq, words): seq breaks ties, first pushed first
@@ -109,10 +106,6 @@ def _check_args(word_counts, vocab_size, min_frequency, special_tokens, unk_toke
         raise TypeError(
             f"word_counts must be a mapping word -> count (see word_counts()); got "
             f"{type(word_counts).__name__}"
-        )
-    if not word_counts:
-        raise ValueError(
-            "word_counts is empty: BPE needs a non-empty corpus to learn from"
         )
     bad = [w for w, c in word_counts.items() if not (isinstance(w, str) and w)]
     bad += [w for w, c in word_counts.items() if not isinstance(c, int) or c < 1]

@@ -4,7 +4,8 @@ A subword trainer never sees raw text: it sees *words* with counts (Sennrich et 
 2016, Sec. 3.2, learn merges inside words only). How text becomes words is the
 pre-tokenizer's job, and each one here mirrors one of HF ``tokenizers``':
 
-- ``"whitespace_split"``: ``str.split()`` (HF ``WhitespaceSplit``);
+- ``"whitespace_split"``: split at runs of Unicode White_Space (HF ``WhitespaceSplit``;
+  ``str.split()`` except that the separators U+001C-U+001F stay inside words);
 - ``"whitespace"``: runs of word characters or of punctuation, ``\\w+|[^\\w\\s]+``
   (HF ``Whitespace``; "don't" -> don ' t);
 - ``"byte_level"``: GPT-2's split (Radford et al., 2019) of text into words that keep
@@ -40,6 +41,8 @@ PRE_TOKENIZERS = ("whitespace_split", "whitespace", "byte_level")
 
 # Unicode's White_Space property (what \\s means to tokenizers' Rust regexes)
 _WS = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+# str.split() takes these four for whitespace too; Unicode (and tokenizers) do not
+_INFORMATION_SEPARATORS = "\x1c\x1d\x1e\x1f"
 # Other_Alphabetic symbols that Rust's \\w takes as word characters, besides the joiners
 _ALPHABETIC_SYMBOLS = (
     "\u200c\u200d\u24b6-\u24e9\U0001f130-\U0001f149\U0001f150-\U0001f169"
@@ -95,6 +98,11 @@ def _pattern(kind: str, ascii_only: bool = False) -> re.Pattern:
     )
 
 
+@cache
+def _ws_run() -> re.Pattern:
+    return re.compile(f"[{_WS}]+")
+
+
 def _split(text: str, kind: str) -> list[str]:
     return _pattern(kind, text.isascii()).findall(text)
 
@@ -147,7 +155,9 @@ def pre_tokenize(text: str, kind: str = "whitespace_split") -> list[str]:
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be a str; got {type(text).__name__}")
-    if kind == "whitespace_split":
+    if kind == "whitespace_split":  # Unicode's White_Space; str.split() adds \x1c-\x1f
+        if any(c in text for c in _INFORMATION_SEPARATORS):
+            return [w for w in _ws_run().split(text) if w]
         return text.split()
     if kind == "whitespace":
         return _split(text, "whitespace")
