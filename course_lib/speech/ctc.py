@@ -173,7 +173,9 @@ def _log_likelihood(alpha: Tensor, input_lengths: Tensor, target_lengths: Tensor
     blank_end = last[rows, end]  # (B,)
     label_end = last[rows, (end - 1).clamp(min=0)].masked_fill(end == 0, NEG_INF)
     log_p = torch.logaddexp(blank_end, label_end)  # (B,)
-    empty = torch.where(end == 0, 0.0, NEG_INF).to(log_p)  # no frames: p = [label empty]
+    empty = torch.where(end == 0, 0.0, NEG_INF).to(
+        log_p
+    )  # no frames: p = [label empty]
     return torch.where(input_lengths == 0, empty, log_p)  # (B,)
 
 
