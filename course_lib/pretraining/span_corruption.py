@@ -15,7 +15,9 @@ each sentinel followed by the tokens it hides:
     inputs    Thank you <X> me to your party <Y> week
     targets   <X> for inviting <Y> last
 
-(``round`` is Python's, half to even, like TensorFlow's.)
+(``round`` is half to even, like TensorFlow's, and both products are computed in float32,
+as T5 computes them: at L = 190, 190 · 0.15 is 28.499… in float64 and 28.5000… in float32,
+so T5 hides 29 tokens, not 28.)
 
 Shape legend: L sequence length.
 """
@@ -42,9 +44,14 @@ def noise_counts(
             f"{mean_span}"
         )
     length = max(length, 2)
-    num_noise = min(max(round(length * noise_density), 1), length - 1)
-    num_spans = max(round(num_noise / mean_span), 1)
+    noise = torch.round(_f32(length) * _f32(noise_density))  # T5 computes in float32
+    num_noise = min(max(int(noise), 1), length - 1)
+    num_spans = max(int(torch.round(_f32(num_noise) / _f32(mean_span))), 1)
     return num_noise, num_spans
+
+
+def _f32(value: float) -> Tensor:
+    return torch.tensor(value, dtype=torch.float32)
 
 
 def _segment_lengths(n_items: int, n_segments: int, g: torch.Generator) -> Tensor:
@@ -67,6 +74,11 @@ def random_spans_noise_mask(
     num_noise, num_spans = noise_counts(length, noise_density, mean_span)
     g = generator if generator is not None else torch.Generator().manual_seed(0)
     n = max(length, 2)
+    if num_spans > n - num_noise:  # T5's segmentation fails here too
+        raise ValueError(
+            f"{num_spans} noise spans need {num_spans} kept spans between them, but only "
+            f"{n - num_noise} of {n} tokens are kept: lower noise_density or raise mean_span"
+        )
     noise_len = _segment_lengths(num_noise, num_spans, g)  # (S,)
     keep_len = _segment_lengths(n - num_noise, num_spans, g)  # (S,)
     spans = torch.stack([keep_len, noise_len], dim=1).reshape(-1)  # (2S,)
