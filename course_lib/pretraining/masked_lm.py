@@ -22,6 +22,8 @@ from typing import NamedTuple
 import torch
 from torch import Tensor
 
+from course_lib.transformer.token_ids import check_token_ids
+
 __all__ = ["IGNORE", "MaskedBatch", "mask_tokens", "mlm_objective"]
 
 IGNORE = -100  # the label F.cross_entropy ignores
@@ -41,10 +43,7 @@ def _check(
     tokens: Tensor, vocab_size: int, mask_id: int, select_prob: float,
     mask_prob: float, random_prob: float,
 ) -> None:  # fmt: skip
-    if not isinstance(tokens, Tensor) or tokens.dim() != 2:
-        raise ValueError(f"tokens must be a (B, T) tensor of ids; got {tokens!r:.60}")
-    if tokens.dtype.is_floating_point or tokens.dtype == torch.bool:
-        raise TypeError(f"tokens must hold integer ids; got dtype {tokens.dtype}")
+    check_token_ids(tokens, vocab_size)
     if not 0 <= mask_id < vocab_size:
         raise ValueError(f"mask_id must be in 0..{vocab_size - 1}; got {mask_id}")
     for share in (select_prob, mask_prob, random_prob):
