@@ -42,13 +42,16 @@ def scaled_dot_product_attention(
 
     q: (..., T_q, d_k), k: (..., T_k, d_k), v: (..., T_k, d_v); mask: bool, True = may
     attend. Returns the output (..., T_q, d_v) and the weights (..., T_q, T_k), whose
-    rows sum to 1. Chapter 8.
+    rows sum to 1; a query that may attend to nothing gets weights 0 and output 0, as in
+    ``F.scaled_dot_product_attention``. Chapter 8.
     """
     _check_qkv(q, k, v, mask)
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))  # (..., T_q, T_k)
     if mask is not None:
         scores = scores.masked_fill(~mask, float("-inf"))  # (..., T_q, T_k)
     weights = scores.softmax(dim=-1)  # (..., T_q, T_k)
+    if mask is not None:  # a row of -inf gives NaN: nothing to attend to, weights 0
+        weights = weights.masked_fill(~mask.any(-1, keepdim=True), 0.0)
     return weights @ v, weights  # (..., T_q, d_v)
 
 
