@@ -25,7 +25,6 @@ import torch
 from torch import Tensor
 
 from course_lib.embeddings._common import describe
-from course_lib.metrics import pearson_correlation, spearman_correlation
 
 Quad = tuple[str, str, str, str]
 
@@ -252,8 +251,7 @@ def evaluate_similarity(
         ids = torch.tensor(kept, dtype=torch.long, device=E.device)  # (N, 2)
         En = _unit_rows(E[ids])  # (N, 2, D)
         cosines = (En[:, 0] * En[:, 1]).sum(dim=1).cpu()  # (N,)
-        spearman = spearman_correlation(ratings, cosines)
-        pearson = pearson_correlation(ratings, cosines)
+        spearman, pearson = _correlations(ratings, cosines.double().numpy())
     return dict(
         spearman=spearman,
         pearson=pearson,
@@ -261,3 +259,15 @@ def evaluate_similarity(
         total=len(pairs),
         oov_pairs=oov,
     )
+
+
+def _correlations(x, y) -> tuple[float, float]:
+    """Spearman's ρ (ties at their average rank) and Pearson's r, by ``scipy.stats``;
+    nan when either side is constant (a correlation is undefined there)."""
+    import warnings
+
+    from scipy import stats
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", stats.ConstantInputWarning)
+        return float(stats.spearmanr(x, y)[0]), float(stats.pearsonr(x, y)[0])
