@@ -1,10 +1,11 @@
 """Pre-tokenizers, BPE, byte-level BPE and WordPiece against HF ``tokenizers`` (Hypothesis).
 
 Text is drawn from every Unicode category (controls, separators, combining marks, symbols,
-private use; surrogates excluded: a Python ``str`` may hold one, UTF-8 and Rust cannot; code
-points unassigned in Python's tables excluded, below), mixed with runs of spaces, tabs and newlines. Each of our pre-tokenizers
-splits it as its HF counterpart does; BPE trained on drawn corpora gives HF's merges and
-vocabulary; encodings of drawn text give HF's ids; byte-level decoding gives every byte back.
+private use), mixed with runs of spaces, tabs and newlines; surrogates are excluded (a
+Python ``str`` may hold one, UTF-8 and Rust cannot), and so are code points unassigned in
+this Python's tables (below). Each of our pre-tokenizers splits it as its HF counterpart
+does; BPE trained on drawn corpora gives HF's merges and vocabulary; encodings of drawn text
+give HF's ids; byte-level decoding gives every byte back.
 """
 
 import pytest

@@ -12,7 +12,12 @@ import pytest
 import torch
 from live_lab import lab  # noqa: F401 - the module-scoped JupyterLab server
 from matplotlib.figure import Figure
-from widget_browser import assert_offline, offline_page, write_widget_page
+from widget_browser import (
+    assert_offline,
+    offline_page,
+    unsuppressed_controls,
+    write_widget_page,
+)
 
 from course_lib.widgets.attention import (
     AttentionExplorer,
@@ -53,11 +58,6 @@ def _example(name=None):
         name=name,
         note="rows: target",
     )
-
-
-@pytest.fixture
-def live(monkeypatch):
-    monkeypatch.delenv("COURSE_WIDGET_MODE", raising=False)
 
 
 def test_examples_hold_rounded_stacks_with_names(live):
@@ -190,12 +190,7 @@ def test_browser_switches_maps_candidates_sentences_offline(tmp_path, monkeypatc
         root.locator("select").first.select_option("1")
         assert root.locator(".cw-at-row").all_inner_texts() == TGT
         assert root.locator(".cw-at-title").inner_text() == "attention <b>x</b>"
-        missing = page.eval_on_selector_all(
-            "input, button, select, textarea, [tabindex]",
-            "els => els.filter(e => !e.hasAttribute('data-lm-suppress-shortcuts'))"
-            ".map(e => e.outerHTML)",
-        )
-        assert missing == []
+        assert unsuppressed_controls(page) == []
     assert_offline(browser)
 
 

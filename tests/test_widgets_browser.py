@@ -16,6 +16,7 @@ from widget_browser import (
     assert_offline,
     chromium,
     offline_page,
+    unsuppressed_controls,
     write_widget_page,
 )
 
@@ -118,12 +119,7 @@ def test_playwright_slider_hover_keyboard_and_no_network(tmp_path, monkeypatch):
         assert widget.locator(".cw-hm-title").inner_text() == first.title
 
         # every control keeps JupyterLab's shortcuts off its arrow keys
-        missing = page.eval_on_selector_all(
-            "input, button, select, textarea, [tabindex]",
-            "els => els.filter(e => !e.hasAttribute('data-lm-suppress-shortcuts'))"
-            ".map(e => e.outerHTML)",
-        )
-        assert missing == []
+        assert unsuppressed_controls(page) == []
         # a single-matrix widget hides the slider
         assert not page.locator(".cw-hm").nth(1).locator("input").is_visible()
     assert_offline(browser)

@@ -10,7 +10,12 @@ import numpy as np
 import pytest
 import torch
 from matplotlib.figure import Figure
-from widget_browser import assert_offline, offline_page, write_widget_page
+from widget_browser import (
+    assert_offline,
+    offline_page,
+    unsuppressed_controls,
+    write_widget_page,
+)
 
 from course_lib.embeddings import OutOfVocabularyError, analogy, nearest_neighbours
 from course_lib.viz import project_2d
@@ -49,16 +54,6 @@ def _vectors() -> torch.Tensor:
     E[VOCAB["prince"]] = E[VOCAB["boy"]] + royal
     E[VOCAB["princess"]] = E[VOCAB["girl"]] + royal
     return E
-
-
-@pytest.fixture
-def live(monkeypatch):
-    monkeypatch.delenv("COURSE_WIDGET_MODE", raising=False)
-
-
-@pytest.fixture
-def html(monkeypatch):
-    monkeypatch.setenv("COURSE_WIDGET_MODE", "html")
 
 
 def _widget(**kwargs) -> EmbeddingExplorer:
@@ -221,10 +216,5 @@ def test_playwright_select_hover_and_no_network(tmp_path, monkeypatch):
         assert readout.inner_text().startswith(w.labels[(i + 1) % len(w.labels)])
         # the kernel-only look-up box is hidden in the book
         assert not root.locator("input[type=text]").is_visible()
-        missing = page.eval_on_selector_all(
-            "input, button, select, textarea, [tabindex]",
-            "els => els.filter(e => !e.hasAttribute('data-lm-suppress-shortcuts'))"
-            ".map(e => e.outerHTML)",
-        )
-        assert missing == []
+        assert unsuppressed_controls(page) == []
     assert_offline(browser)

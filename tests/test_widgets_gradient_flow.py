@@ -14,7 +14,12 @@ import pytest
 import torch
 import torch.nn.functional as F
 from matplotlib.figure import Figure
-from widget_browser import assert_offline, offline_page, write_widget_page
+from widget_browser import (
+    assert_offline,
+    offline_page,
+    unsuppressed_controls,
+    write_widget_page,
+)
 
 from course_lib.widgets.base import js_source
 from course_lib.widgets.gradient_flow import (
@@ -26,11 +31,6 @@ from course_lib.widgets.gradient_flow import (
     mlp_gradient_flow,
     mlp_gradient_flow_explorer,
 )
-
-
-@pytest.fixture
-def html(monkeypatch):
-    monkeypatch.setenv("COURSE_WIDGET_MODE", "html")
 
 
 @pytest.fixture(scope="module")
@@ -351,10 +351,5 @@ def test_playwright_drives_the_controls(tmp_path, monkeypatch):
         widget.locator("fieldset", has_text="depth").locator("input:checked").focus()
         page.keyboard.press("ArrowRight")
         assert cols.count() == 16
-        missing = page.eval_on_selector_all(
-            "input, button, select, textarea, [tabindex]",
-            "els => els.filter(e => !e.hasAttribute('data-lm-suppress-shortcuts'))"
-            ".map(e => e.outerHTML)",
-        )
-        assert missing == []
+        assert unsuppressed_controls(page) == []
     assert_offline(browser)

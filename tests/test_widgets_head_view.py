@@ -5,7 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from widget_browser import assert_offline, offline_page, write_widget_page
+from widget_browser import (
+    assert_offline,
+    offline_page,
+    unsuppressed_controls,
+    write_widget_page,
+)
 
 from course_lib.transformer import Transformer, TransformerConfig
 from course_lib.widgets.head_view import HeadView
@@ -95,10 +100,5 @@ def test_browser_click_heads_hover_tokens(tmp_path, monkeypatch):
         # keyboard: focusing a token shows its attention too
         root.locator(".cw-left .cw-hv-tok").first.focus()
         assert readout.inner_text().startswith("“a” attends to:")
-        missing = page.eval_on_selector_all(
-            "input, button, select, textarea, [tabindex]",
-            "els => els.filter(e => !e.hasAttribute('data-lm-suppress-shortcuts'))"
-            ".map(e => e.outerHTML)",
-        )
-        assert missing == []
+        assert unsuppressed_controls(page) == []
     assert_offline(browser)

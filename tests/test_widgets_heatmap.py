@@ -21,16 +21,6 @@ def _mats(n: int = 3, shape: tuple[int, int] = (3, 3)) -> dict[str, np.ndarray]:
     return {f"k={k + 1}": rng.normal(size=shape) for k in range(n)}
 
 
-@pytest.fixture
-def live(monkeypatch):
-    monkeypatch.delenv("COURSE_WIDGET_MODE", raising=False)
-
-
-@pytest.fixture
-def html(monkeypatch):
-    monkeypatch.setenv("COURSE_WIDGET_MODE", "html")
-
-
 def _script(bundle_html: str, suffix: str):
     match = re.search(
         rf'<script type="application/json" id="[^"]+{suffix}">(.*?)</script>',

@@ -17,7 +17,7 @@ import re
 
 import live_lab as harness
 from live_lab import lab  # noqa: F401 - the module-scoped JupyterLab server
-from widget_browser import assert_offline, offline_page
+from widget_browser import assert_offline, offline_page, unsuppressed_controls
 
 NOTEBOOK = "live_families.ipynb"
 CELLS = [
@@ -54,10 +54,6 @@ CELLS = [
     "ee",
 ]
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
-CONTROLS = "input, button, select, textarea, [tabindex]"
-# the controls inside one widget's root that lack the attribute, as HTML
-JS_UNSUPPRESSED = """(root, selector) => [...root.querySelectorAll(selector)]
-  .filter((e) => !e.hasAttribute("data-lm-suppress-shortcuts")).map((e) => e.outerHTML)"""
 
 
 def test_four_widget_families_live_in_jupyterlab(lab):  # noqa: F811 - the fixture
@@ -77,9 +73,6 @@ def test_four_widget_families_live_in_jupyterlab(lab):  # noqa: F811 - the fixtu
                 " return !!e && new RegExp(p).test(e.textContent); }",
                 arg=[selector, pattern],
             )
-
-        def unsuppressed(root) -> list[str]:
-            return root.evaluate(JS_UNSUPPRESSED, CONTROLS)
 
         ps, pe = page.locator(".cw-ps"), page.locator(".cw-pe")
         hv, ee = page.locator(".cw-hv"), page.locator(".cw-ee")
@@ -118,7 +111,7 @@ def test_four_widget_families_live_in_jupyterlab(lab):  # noqa: F811 - the fixtu
             assert ps.locator("path.cw-gold").count() == 3
             assert ps.locator("path.cw-arc").count() == 0
             assert ps.get_by_role("button", name="previous state").is_disabled()
-            assert unsuppressed(ps) == []
+            assert unsuppressed_controls(ps) == []
             assert harness.kernel_sees(page, probe_ps, "0 0 ''\n") == "0 0 ''\n"
 
         with step("parser: buttons, slider and select change the view and the kernel"):
@@ -179,7 +172,7 @@ def test_four_widget_families_live_in_jupyterlab(lab):  # noqa: F811 - the fixtu
             panels = pe.locator(".cw-pe-panel")
             assert panels.first.is_visible()
             assert not panels.last.is_visible()  # no learned table given: hidden
-            assert unsuppressed(pe) == []
+            assert unsuppressed_controls(pe) == []
             assert harness.kernel_sees(page, probe_pe, "1 0 8 10 8\n") == "1 0 8 10 8\n"
 
         with step("positional: the offset slider's arrow key moves the view, not lab"):
@@ -235,7 +228,7 @@ def test_four_widget_families_live_in_jupyterlab(lab):  # noqa: F811 - the fixtu
             assert hv_readout.inner_text().startswith("cross, layer 0, head 0: ")
             assert left.all_inner_texts() == ["x", "y"]
             assert hv.locator("line").count() == 6  # 2 queries x 3 keys
-            assert unsuppressed(hv) == []
+            assert unsuppressed_controls(hv) == []
             assert harness.kernel_sees(page, probe_hv, "cross 0 0\n") == "cross 0 0\n"
 
         with step(
@@ -289,7 +282,7 @@ def test_four_widget_families_live_in_jupyterlab(lab):  # noqa: F811 - the fixtu
             assert ee.locator(".cw-ee-answers li").count() == 3
             assert circles.count() == 20
             assert ee.locator("circle.cw-q").count() == 1
-            assert unsuppressed(ee) == []
+            assert unsuppressed_controls(ee) == []
             assert (
                 harness.kernel_sees(page, probe_ee, "0 ['king', 'woman'] '' 20\n")
                 == "0 ['king', 'woman'] '' 20\n"

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import live_lab as harness
 from live_lab import lab  # noqa: F401 - the module-scoped JupyterLab server
-from widget_browser import assert_offline, offline_page
+from widget_browser import assert_offline, offline_page, unsuppressed_controls
 
 NOTEBOOK = "live_speech.ipynb"
 CELLS = [
@@ -40,9 +40,6 @@ CELLS = [
     "ts = TriggerStreamView(p, [1.9, 8.0], mel, step_seconds=0.02, title='live stream')\n"
     "ts",
 ]
-CONTROLS = "input, button, select, textarea, [tabindex]"
-JS_UNSUPPRESSED = """(root, selector) => [...root.querySelectorAll(selector)]
-  .filter((e) => !e.hasAttribute("data-lm-suppress-shortcuts")).map((e) => e.outerHTML)"""
 
 
 def test_ctc_explorer_and_stream_view_live_in_jupyterlab(lab):  # noqa: F811 - fixture
@@ -79,7 +76,7 @@ def test_ctc_explorer_and_stream_view_live_in_jupyterlab(lab):  # noqa: F811 - f
             assert page.locator(".course-widget").count() == 0  # not html mode
             for root in (ctc, ts):  # everything is precomputed: no kernel-only control
                 assert root.locator("[data-kernel-only]").count() == 0
-                assert root.evaluate(JS_UNSUPPRESSED, CONTROLS) == []
+                assert unsuppressed_controls(root) == []
 
         # -- CTCAlignmentExplorer ----------------------------------------------------
         probe_ctc = "print(ctc.index, ctc.step)"

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import live_lab as harness
 from live_lab import lab  # noqa: F401 - the module-scoped JupyterLab server
-from widget_browser import assert_offline, offline_page
+from widget_browser import assert_offline, offline_page, unsuppressed_controls
 
 NOTEBOOK = "live_subwords.ipynb"
 CELLS = [
@@ -27,9 +27,6 @@ CELLS = [
     "sw",
 ]
 PROBE = "print(sw.index, sw.step, len(sw.items), repr(sw.error))"
-CONTROLS = "input, button, select, textarea, [tabindex]"
-JS_UNSUPPRESSED = """(root, selector) => [...root.querySelectorAll(selector)]
-  .filter((e) => !e.hasAttribute("data-lm-suppress-shortcuts")).map((e) => e.outerHTML)"""
 
 
 def test_subword_explorer_live_in_jupyterlab(lab):  # noqa: F811 - the fixture
@@ -61,7 +58,7 @@ def test_subword_explorer_live_in_jupyterlab(lab):  # noqa: F811 - the fixture
             assert sw.get_attribute("data-kernel") == "true"
             assert sw.locator(".cw-sw-title").inner_text() == "live subwords"
             assert current.all_inner_texts() == list("roses")
-            assert sw.evaluate(JS_UNSUPPRESSED, CONTROLS) == []
+            assert unsuppressed_controls(sw) == []
             assert harness.kernel_sees(page, PROBE, "0 0 2 ''\n") == "0 0 2 ''\n"
 
         with step("a step in the view reaches the kernel"):

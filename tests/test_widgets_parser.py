@@ -9,7 +9,12 @@ import pytest
 import torch
 import traitlets
 from matplotlib.figure import Figure
-from widget_browser import assert_offline, offline_page, write_widget_page
+from widget_browser import (
+    assert_offline,
+    offline_page,
+    unsuppressed_controls,
+    write_widget_page,
+)
 
 from course_lib.parsing import (
     LECTURE_EVAL_EXAMPLE,
@@ -27,16 +32,6 @@ I_ATE_FISH = (EX["words"], EX["upos"], EX["heads"], EX["deprels"])
 EV = LECTURE_EVAL_EXAMPLE
 SHE_SAW = (EV["words"], ("PRON", "VERB", "DET", "NOUN", "NOUN"), EV["gold_heads"],
            EV["gold_deprels"])  # fmt: skip
-
-
-@pytest.fixture
-def live(monkeypatch):
-    monkeypatch.delenv("COURSE_WIDGET_MODE", raising=False)
-
-
-@pytest.fixture
-def html(monkeypatch):
-    monkeypatch.setenv("COURSE_WIDGET_MODE", "html")
 
 
 @pytest.fixture(scope="module")
@@ -216,10 +211,5 @@ def test_browser_steps_forward_back_and_switches_sentence(tmp_path, html, parser
         assert not second.locator("select").is_visible()
         assert second.locator(".cw-ps-probs").is_hidden()
         assert second.locator(".cw-ps-next .cw-ps-key").inner_text() == "Oracle"
-        missing = page.eval_on_selector_all(
-            "input, button, select, textarea, [tabindex]",
-            "els => els.filter(e => !e.hasAttribute('data-lm-suppress-shortcuts'))"
-            ".map(e => e.outerHTML)",
-        )
-        assert missing == []
+        assert unsuppressed_controls(page) == []
     assert_offline(browser)

@@ -7,7 +7,12 @@ import re
 import numpy as np
 import pytest
 import torch
-from widget_browser import assert_offline, offline_page, write_widget_page
+from widget_browser import (
+    assert_offline,
+    offline_page,
+    unsuppressed_controls,
+    write_widget_page,
+)
 
 from course_lib.transformer import sinusoidal_encoding, wavelengths
 from course_lib.widgets.positional import PositionalExplorer, similarity_by_offset
@@ -98,10 +103,5 @@ def test_browser_offset_slider_and_hover(tmp_path, monkeypatch):
         dim.focus()
         page.keyboard.press("End")
         assert "i = 7" in root.locator("output").nth(1).inner_text()
-        missing = page.eval_on_selector_all(
-            "input, button, select, textarea, [tabindex]",
-            "els => els.filter(e => !e.hasAttribute('data-lm-suppress-shortcuts'))"
-            ".map(e => e.outerHTML)",
-        )
-        assert missing == []
+        assert unsuppressed_controls(page) == []
     assert_offline(browser)

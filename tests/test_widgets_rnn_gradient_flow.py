@@ -11,11 +11,6 @@ from course_lib.widgets.gradient_flow import GradientFlowExplorer
 from course_lib.widgets.rnn_gradient_flow import RNN_INITS, rnn_gradient_flow_explorer
 
 
-@pytest.fixture
-def html(monkeypatch):
-    monkeypatch.setenv("COURSE_WIDGET_MODE", "html")
-
-
 def test_explorer_holds_every_setting_and_draws(html):
     trained = {k: LongRangeClassifier(k, hidden=8) for k in ("rnn", "lstm")}
     w = rnn_gradient_flow_explorer(("rnn", "lstm"), (3, 6), trained=trained, hidden=8)

@@ -17,16 +17,6 @@ from course_lib.widgets.trigger_stream import TriggerStreamView
 SYMBOLS = ["_", "a", "b", "c"]
 
 
-@pytest.fixture
-def live(monkeypatch):
-    monkeypatch.delenv("COURSE_WIDGET_MODE", raising=False)
-
-
-@pytest.fixture
-def html(monkeypatch):
-    monkeypatch.setenv("COURSE_WIDGET_MODE", "html")
-
-
 def _state(page: str) -> dict:
     m = re.search(
         r'<script type="application/json" id="[^"]+-state">(.*?)</script>', page, re.S

@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 import torch
-from widget_browser import offline_page, write_widget_page
+from widget_browser import offline_page, unsuppressed_controls, write_widget_page
 
 from course_lib.widgets.ctc_alignment import CTCAlignmentExplorer
 from course_lib.widgets.trigger_stream import TriggerStreamView
@@ -70,12 +70,7 @@ def test_ctc_explorer_and_stream_view_work_offline(tmp_path, monkeypatch):
             f"{hits} hits, {fas} false alarms, {misses} misses" in readout.inner_text()
         )
         assert s.locator("svg path").count() == hits + fas
-        missing = page.eval_on_selector_all(
-            "input, button, select, textarea, [tabindex]",
-            "els => els.filter(e => !e.hasAttribute('data-lm-suppress-shortcuts'))"
-            ".map(e => e.outerHTML)",
-        )
-        assert missing == []
+        assert unsuppressed_controls(page) == []
     assert browser.blocked == []
     assert all(re.match(r"(file|blob|data):", u) for u in browser.requests)
     assert browser.errors == []

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from widget_browser import offline_page, write_widget_page
+from widget_browser import offline_page, unsuppressed_controls, write_widget_page
 
 from course_lib.data import wikitext_lines
 from course_lib.subwords import Tokenizer
@@ -127,10 +127,5 @@ def test_browser_steps_through_merges(tmp_path, tokenizers, monkeypatch):
         assert where.inner_text().startswith("merge 1 / ")
         assert not view.locator("input[type=text]").is_visible()  # kernel only
         assert view.locator(".cw-sw-legend").inner_text().startswith("WordPiece:")
-        missing = page.eval_on_selector_all(
-            "input, button, select, textarea, [tabindex]",
-            "els => els.filter(e => !e.hasAttribute('data-lm-suppress-shortcuts'))"
-            ".map(e => e.outerHTML)",
-        )
-        assert missing == []
+        assert unsuppressed_controls(page) == []
     assert browser.blocked == [] and browser.errors == []

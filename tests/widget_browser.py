@@ -136,3 +136,17 @@ def assert_offline(
     if websockets:
         assert browser.websockets, "no WebSocket was opened: the kernel never connected"
     assert browser.errors == [], f"page errors: {browser.errors}"
+
+
+CONTROLS = "input, button, select, textarea, [tabindex]"
+_UNSUPPRESSED = """(root, selector) => [...root.querySelectorAll(selector)]
+  .filter((e) => !e.hasAttribute("data-lm-suppress-shortcuts")).map((e) => e.outerHTML)"""
+
+
+def unsuppressed_controls(where: Any) -> list[str]:
+    """The controls in ``where`` (a Playwright page, or a locator for one widget's root)
+    that lack ``data-lm-suppress-shortcuts``, as HTML: without it JupyterLab takes their
+    arrow keys for its own shortcuts. Every widget test asserts this is empty."""
+    if hasattr(where, "eval_on_selector_all"):  # a page: the whole document
+        where = where.locator(":root")
+    return where.evaluate(_UNSUPPRESSED, CONTROLS)
