@@ -45,16 +45,20 @@ def test_esm_is_read_once_as_text_no_file_watching():
     assert HeatmapExplorer._esm_source == source
     module = js_path("heatmap").read_text(encoding="utf-8")
     assert source.endswith(module) and "function make(" in source
-    assert "function svg(" not in source  # only the shared helpers the module uses
+    assert "function askForm(" not in source  # only the shared files the module uses
     with pytest.raises(FileNotFoundError, match="nope"):
         js_path("nope")
 
 
 def test_js_modules_follow_the_pattern():
-    common = base.COMMON_JS.read_text(encoding="utf-8")
-    lines = [line.lstrip() for line in common.splitlines()]
-    assert not any(line.startswith(("import ", "export ")) for line in lines)
-    modules = [p for p in base.JS_DIR.glob("*.js") if p != base.COMMON_JS]
+    for shared in base.SHARED_DIR.glob("*.js"):
+        lines = [
+            line.lstrip() for line in shared.read_text(encoding="utf-8").splitlines()
+        ]
+        assert not any(line.startswith(("import ", "export ")) for line in lines), (
+            shared
+        )
+    modules = list(base.JS_DIR.glob("*.js"))
     assert len(modules) >= 7
     for path in modules:
         text = js_source(path.stem)  # what runs: the shared helpers, then the module
@@ -70,34 +74,50 @@ def test_js_modules_follow_the_pattern():
 def test_js_modules_do_not_redeclare_the_shared_helpers():
     # one module scope: a name declared twice is a SyntaxError only a browser would show
     top = re.compile(r"^(?:function|const|let|var|class)\s+([A-Za-z_$][\w$]*)", re.M)
-    shared = set(top.findall(base.COMMON_JS.read_text(encoding="utf-8")))
-    assert {"make", "control", "svg", "viridisColour", "uniqueId"} <= shared
+    seen: dict[str, str] = {}
+    for path in sorted(base.SHARED_DIR.glob("*.js")):
+        for name in top.findall(path.read_text(encoding="utf-8")):
+            assert name not in seen, (name, seen.get(name), path.name)
+            seen[name] = path.name
+    assert {"make", "control", "svg", "viridisColour", "uniqueId", "widgetRoot"} <= set(
+        seen
+    )
     for path in base.JS_DIR.glob("*.js"):
-        if path != base.COMMON_JS:
-            own = set(top.findall(path.read_text(encoding="utf-8")))
-            assert not own & shared, (path, own & shared)
+        own = set(top.findall(path.read_text(encoding="utf-8")))
+        assert not own & (set(seen) | {"WIDGET_CSS"}), (path, own & set(seen))
 
 
-def test_js_source_takes_only_the_helpers_a_module_needs(tmp_path, monkeypatch):
-    common = tmp_path / "_common.js"
-    common.write_text(
-        "// header\n\nlet n = 0;\n\n// a comment\nfunction tick() {\n  return ++n;\n}"
-        "\n\nfunction unused() {}\n",
+def test_js_source_takes_whole_files_a_module_needs(tmp_path, monkeypatch):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "a.js").write_text(
+        "// tick, with the counter it keeps\nlet n = 0;\n\nfunction tick() {\n\n"
+        "  return ++n + twice(1);\n}\n",
         encoding="utf-8",
     )
+    (shared / "b.js").write_text("function twice(x) {\n  return 2 * x;\n}\n")
+    (shared / "c.js").write_text("function unused() {}\n", encoding="utf-8")
+    (shared / "widget.css").write_text(".cw { color: red; }\n", encoding="utf-8")
     module = "export default { render() { tick(); } };\n"
     (tmp_path / "w.js").write_text(module, encoding="utf-8")
-    monkeypatch.setattr(base, "COMMON_JS", common)
     monkeypatch.setattr(base, "JS_DIR", tmp_path)
+    monkeypatch.setattr(base, "SHARED_DIR", shared)
+    monkeypatch.setattr(base, "WIDGET_CSS", shared / "widget.css")
     assert js_source("w") == (
-        "// js/_common.js (shared helpers)\nlet n = 0;\nfunction tick() {\n"
-        "  return ++n;\n}\n// js/w.js\n" + module
-    )  # tick, and n that tick uses; not unused(), nor the comments
-    common.write_text(
-        "// header\n\nfunction f() {\n\n  return 1;\n}\n", encoding="utf-8"
-    )
-    with pytest.raises(ValueError, match="must declare a function"):
+        "// js/shared/a.js\nlet n = 0;\n\nfunction tick() {\n\n  return ++n + twice(1);\n}"
+        "\n// js/shared/b.js\nfunction twice(x) {\n  return 2 * x;\n}\n// js/w.js\n"
+        + module
+    )  # a whole (a blank line inside tick is kept), b that a uses; not c, nor comments
+    (shared / "c.js").write_text("// nothing declared\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="c.js declares no function"):
         js_source("w")
+
+
+def test_every_widget_root_carries_the_one_stylesheet():
+    for path in base.JS_DIR.glob("*.js"):
+        text = js_source(path.stem)
+        assert text.startswith("const WIDGET_CSS = "), path
+        assert "widgetRoot(" in path.read_text(encoding="utf-8"), path
 
 
 class _Tiny(CourseWidget):

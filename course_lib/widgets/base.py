@@ -3,9 +3,10 @@
 A widget family is a ``CourseWidget`` subclass with one dependency-free ES module
 ``course_lib/widgets/js/<name>.js`` (``export default { render({ model, el }) }``, using only
 ``model.get/set/on/off/save_changes``). The helpers the modules share (``make``,
-``control``, ``svg``, the viridis ramp, the heatmap grid...) are declared once in
-``js/_common.js`` (no ``import`` or ``export``): ``js_source`` puts the ones a module uses in
-front of it, and that one text is what runs in both modes. Python precomputes every state
+``control``, ``svg``, the viridis ramp, the heatmap grid...) are declared once, in whole files
+``js/shared/*.js`` (no ``import`` or ``export``), beside the one stylesheet
+``js/shared/widget.css``: ``js_source`` puts the files a module uses in front of it, and that
+one text is what runs in both modes. Python precomputes every state
 the controls can reach and stores it, rounded, in synced traits; work that needs a kernel
 is a Python observer that recomputes the same traits.
 
@@ -44,7 +45,10 @@ __all__ = ["CourseWidget", "js_path", "js_source", "show", "to_jsonable", "widge
 
 MODES = ("live", "html")
 JS_DIR = pathlib.Path(__file__).resolve().parent / "js"
-COMMON_JS = JS_DIR / "_common.js"  # the shared helpers, put in front of every module
+SHARED_DIR = (
+    JS_DIR / "shared"
+)  # the shared helpers, whole files put in front of a module
+WIDGET_CSS = SHARED_DIR / "widget.css"  # the one stylesheet of every widget
 _ids = itertools.count()
 
 
@@ -67,42 +71,42 @@ def js_path(name: str) -> pathlib.Path:
 
 
 def js_source(name: str) -> str:
-    """The module text a widget runs: the shared helpers it uses, then ``js/<name>.js``.
+    """The module text a widget runs: the shared files it uses, then ``js/<name>.js``.
 
-    ``js/_common.js`` is a header comment and blocks separated by blank lines, each
-    declaring top-level names. A block comes along when the module, or a block already
-    taken, mentions one of its names; the blocks keep their order in the file. The helpers
-    are plain declarations at the top of the one module (no ``import``), so the same text
-    runs from anywidget live and from a Blob URL in ``html`` mode, and a page carries only
-    the helpers its widget calls.
+    ``js/shared/*.js`` are whole files of plain top-level declarations (no ``import`` or
+    ``export``). A file comes along, whole, when the module or a file already taken
+    mentions a name it declares; the files keep their alphabetical order, in front of the
+    module, and ``js/shared/widget.css`` (the one stylesheet) comes as ``WIDGET_CSS``. So
+    the same text runs from anywidget live and from a Blob URL in ``html`` mode, a page
+    carries only the helpers its widget calls, and nothing can cut a helper in two.
     """
     module = js_path(name).read_text(encoding="utf-8")
-    _, *blocks = re.split(r"\n\s*\n", COMMON_JS.read_text(encoding="utf-8").strip())
-    declared = [_TOP_LEVEL.findall(block) for block in blocks]
-    if not all(declared):  # a blank line inside a helper would cut it in two
-        raise ValueError(
-            f"{COMMON_JS}: every block after the header must declare a function, const or "
-            "let at the start of a line; got a block that declares none"
-        )
-    taken = [False] * len(blocks)
+    shared = {p.stem: _code(p) for p in sorted(SHARED_DIR.glob("*.js"))}
+    declared = {stem: _TOP_LEVEL.findall(code) for stem, code in shared.items()}
+    empty = [stem for stem, names in declared.items() if not names]
+    if empty:
+        raise ValueError(f"js/shared/{empty[0]}.js declares no function, const or let")
+    taken: list[str] = []
     text, grew = module, True
     while grew:
         grew = False
-        for i, names in enumerate(declared):
-            if not taken[i] and any(re.search(rf"\b{n}\b", text) for n in names):
-                taken[i], text, grew = True, f"{text}\n{blocks[i]}", True
-    # comment lines stay in _common.js: the page carries code only
-    shared = "\n".join(
-        line
-        for block, keep in zip(blocks, taken, strict=True)
-        if keep
-        for line in block.splitlines()
-        if not line.lstrip().startswith("//")
-    )
-    return f"// js/_common.js (shared helpers)\n{shared}\n// js/{name}.js\n{module}"
+        for stem, names in declared.items():
+            if stem not in taken and any(re.search(rf"\b{n}\b", text) for n in names):
+                taken.append(stem)
+                text, grew = f"{text}\n{shared[stem]}", True
+    css = json.dumps(WIDGET_CSS.read_text(encoding="utf-8"))
+    parts = [f"const WIDGET_CSS = {css};"] if "WIDGET_CSS" in text else []
+    parts += [f"// js/shared/{stem}.js\n{shared[stem]}" for stem in sorted(taken)]
+    return "\n".join([*parts, f"// js/{name}.js\n{module}"])
 
 
-# a top-level declaration in js/_common.js (helper names are plain identifiers)
+def _code(path: pathlib.Path) -> str:
+    """A shared file without its comment lines: the page carries code only."""
+    lines = path.read_text(encoding="utf-8").strip().splitlines()
+    return "\n".join(line for line in lines if not line.lstrip().startswith("//"))
+
+
+# a top-level declaration in js/shared/*.js (helper names are plain identifiers)
 _TOP_LEVEL = re.compile(r"^(?:function|const|let)\s+([A-Za-z_]\w*)", re.M)
 
 
@@ -204,7 +208,7 @@ class CourseWidget(anywidget.AnyWidget):
     """Base class of the course's widgets: precomputed traits, one JS module, two modes.
 
     Subclasses set ``_esm = js_path("<name>")`` (read once when the class is defined, with
-    the shared helpers of ``js/_common.js`` in front: see ``js_source``; no file
+    the shared files of ``js/shared`` in front: see ``js_source``; no file
     watching), declare their data as traits with ``.tag(sync=True)``, fill them with
     ``to_jsonable`` in ``__init__`` and implement ``static_figure``. ``_kernel`` tells the
     JS whether a kernel is behind the model (false in ``html`` mode).

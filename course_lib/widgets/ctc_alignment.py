@@ -5,7 +5,7 @@ frames × extended label (blanks between the symbols; Graves et al., 2006, eq. 1
 most probable alignment (Viterbi) over them, and for every frame t the output that the
 path's prefix π_1..π_t collapses to. All of it is precomputed and rounded, so the step
 slider works without a kernel. The grid reuses the heatmap family's helpers
-(``heatmapParts``/``gridCursor`` in ``js/_common.js``). Front end: ``js/ctc_alignment.js``.
+(``heatmapParts``/``gridCursor`` in ``js/shared/grid.js``). Front end: ``js/ctc_alignment.js``.
 
 Shape legend: T frames (output steps), C classes, S' = 2S + 1 extended-label states.
 """

@@ -5,20 +5,16 @@
 // Traits read: examples [{name, source, target, map_names, maps, candidates, note}], index,
 // map_index, candidate, title, value_range, can_translate, error, _kernel.
 // Written: index, map_index, candidate, request.
-// Shared helpers come from _common.js (see base.js_source).
+// Shared helpers come from js/shared (see base.js_source).
 
 const CSS = `
-.cw-at * { box-sizing: border-box; }
-.cw-at[data-kernel="false"] [data-kernel-only] { display: none; }
 .cw-at-title { font-weight: 600; margin-bottom: 4px; }
 .cw-at-controls { display: flex; align-items: center; gap: 6px; margin-bottom: 6px;
   flex-wrap: wrap; }
 .cw-at button, .cw-at select, .cw-at input[type=text] { font: inherit; padding: 0 6px;
   border: 1px solid #8c959f; border-radius: 4px; background: #f6f8fa; color: #1f2328; }
 .cw-at button { cursor: pointer; }
-.cw-at button:disabled { opacity: 0.4; cursor: default; }
 .cw-at select { max-width: 22em; }
-.cw-at :focus-visible { outline: 2px solid #0969da; outline-offset: 2px; }
 ${heatmapCss("cw-at")}
 .cw-at-note { color: #57606a; font-size: 12px; }
 .cw-at-cands { margin-top: 6px; border-collapse: collapse; font-size: 12px; }

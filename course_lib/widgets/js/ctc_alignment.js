@@ -1,18 +1,15 @@
 // CTCAlignmentExplorer front end (course_lib/widgets/ctc_alignment.py). Chapter 10.
 // A dependency-free ES module: no imports, only model.get/set/on/off/save_changes.
 // Traits read: names (U), states (U x S'), trellis (U x S' x T), paths (U x T),
-// outputs (U x T), title, index, step, _kernel. Heatmap helpers from _common.js.
+// outputs (U x T), title, index, step, _kernel. Heatmap helpers from js/shared/grid.js.
 
 const CSS = `
-.cw-ctc * { box-sizing: border-box; }
 .cw-ctc-title { font-weight: 600; margin-bottom: 4px; }
 .cw-ctc-controls { display: flex; align-items: center; gap: 6px; margin-bottom: 6px;
   flex-wrap: wrap; }
 .cw-ctc button, .cw-ctc select { font: inherit; padding: 0 8px; border: 1px solid #8c959f;
   border-radius: 4px; background: #f6f8fa; color: #1f2328; cursor: pointer; }
-.cw-ctc button:disabled { opacity: 0.4; cursor: default; }
 .cw-ctc input[type=range] { width: 240px; accent-color: #3b528b; }
-.cw-ctc :focus-visible { outline: 2px solid #0969da; outline-offset: 2px; }
 .cw-ctc-out { font-weight: 600; font-family: ui-monospace, monospace; min-width: 8em; }
 ${heatmapCss("cw-ctc")}
 .cw-ctc-col { font-size: 9px; }

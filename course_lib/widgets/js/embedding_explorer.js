@@ -4,11 +4,9 @@
 // Traits read: title, words (Q), neighbours (Q lists of [word, cosine]), analogies
 // ([{a, b, c, expected, answers}]), points (N x 2), labels (N), word_index, analogy_index,
 // message, _kernel. Traits written: word_index, analogy_index, query (kernel only).
-// Shared helpers come from _common.js (see base.js_source).
+// Shared helpers come from js/shared (see base.js_source).
 
 const CSS = `
-.cw-ee * { box-sizing: border-box; }
-.cw-ee[data-kernel="false"] [data-kernel-only] { display: none; }
 .cw-ee-title { font-weight: 600; margin-bottom: 4px; }
 .cw-ee-body { display: flex; flex-wrap: wrap; gap: 10px; align-items: flex-start; }
 .cw-ee-side { min-width: 230px; max-width: 300px; }
@@ -18,7 +16,6 @@ const CSS = `
 .cw-ee input[type=text] { width: 150px; padding: 1px 4px; }
 .cw-ee button { padding: 0 8px; border: 1px solid #8c959f; border-radius: 4px;
   background: #f6f8fa; color: #1f2328; cursor: pointer; }
-.cw-ee :focus-visible { outline: 2px solid #0969da; outline-offset: 2px; }
 .cw-ee-message { color: #cf222e; min-height: 1.2em; }
 .cw-ee ol { margin: 2px 0 8px; padding-left: 22px; }
 .cw-ee li { font-variant-numeric: tabular-nums; white-space: nowrap; }

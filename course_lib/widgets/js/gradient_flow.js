@@ -4,11 +4,9 @@
 // Traits read: controls [{name, label, options}], selection {name: option}, states
 // {key: {n, norm, q}} (log10 values, null = exactly zero), name_lists, levels, y_range,
 // shared_axis, title, x_label, value_label, _kernel. A key is the options joined by "|".
-// Shared helpers come from _common.js (see base.js_source).
+// Shared helpers come from js/shared (see base.js_source).
 
 const CSS = `
-.cw-gf * { box-sizing: border-box; }
-.cw-gf[data-kernel="false"] [data-kernel-only] { display: none; }
 .cw-gf-title { font-weight: 600; margin-bottom: 4px; }
 .cw-gf-controls { display: flex; flex-wrap: wrap; gap: 4px 14px; margin-bottom: 6px; }
 .cw-gf fieldset { border: 0; margin: 0; padding: 0; display: flex; align-items: center;

@@ -2,17 +2,14 @@
 // A dependency-free ES module: no imports, only model.get/set/on/off/save_changes, so the
 // same file runs under anywidget (live) and under the book's stand-in model (html).
 // Traits read: attention {kind: L x H x Tq x Tk}, src_tokens, tgt_tokens, kind, layer,
-// head, title, _kernel. Shared helpers come from _common.js (see base.js_source).
+// head, title, _kernel. Shared helpers come from js/shared (see base.js_source).
 
 const SIDES = { encoder: ["src", "src"], decoder: ["tgt", "tgt"], cross: ["tgt", "src"] };
 const NAMES = { encoder: "encoder self", decoder: "decoder self", cross: "cross" };
 const CSS = `
 .cw-hv-title { font-weight: 600; margin-bottom: 4px; }
 .cw-hv-kinds { display: flex; gap: 4px; margin-bottom: 6px; flex-wrap: wrap; }
-.cw-hv button { font: inherit; padding: 0 8px; border: 1px solid #8c959f; border-radius: 4px;
-  background: #f6f8fa; color: #1f2328; cursor: pointer; }
 .cw-hv button[aria-pressed="true"] { background: #3b528b; color: #fff; border-color: #3b528b; }
-.cw-hv :focus-visible { outline: 2px solid #0969da; outline-offset: 2px; }
 .cw-hv-body { display: flex; gap: 16px; align-items: flex-start; flex-wrap: wrap; }
 .cw-hv-grid { display: grid; gap: 3px; align-items: center; }
 .cw-hv-grid span { font-size: 11px; color: #57606a; text-align: center; }

@@ -3,20 +3,14 @@
 // same file runs under anywidget (live) and under the book's stand-in model (html).
 // Traits read: matrices (M x R x C, null = missing), names (M), row_labels (R),
 // col_labels (C), title, value_range [vmin, vmax], index, _kernel.
-// Shared helpers come from _common.js (see base.js_source).
+// Shared helpers come from js/shared (see base.js_source).
 
 const CSS = `
-.cw-hm * { box-sizing: border-box; }
-.cw-hm[data-kernel="false"] [data-kernel-only] { display: none; }
 .cw-hm-title { font-weight: 600; margin-bottom: 4px; }
 .cw-hm-controls { display: flex; align-items: center; gap: 6px; margin-bottom: 6px;
   flex-wrap: wrap; }
 .cw-hm-controls[hidden] { display: none; }
-.cw-hm button { font: inherit; padding: 0 8px; border: 1px solid #8c959f;
-  border-radius: 4px; background: #f6f8fa; color: #1f2328; cursor: pointer; }
-.cw-hm button:disabled { opacity: 0.4; cursor: default; }
 .cw-hm input[type=range] { width: 180px; accent-color: #3b528b; }
-.cw-hm :focus-visible { outline: 2px solid #0969da; outline-offset: 2px; }
 .cw-hm-name { font-weight: 600; min-width: 4em; }
 ${heatmapCss("cw-hm")}
 .cw-hm-cell { border-radius: 1px; }

@@ -4,25 +4,19 @@
 // Traits read: sentences [{name, words, tags, gold_heads, gold_labels, score,
 // steps: [{stack, next, t, top: [[transition, p]], arc: [h, d, label] | null}]}],
 // index, step, title, has_model, error, _kernel. Written: index, step, request.
-// Shared helpers come from _common.js (see base.js_source).
+// Shared helpers come from js/shared (see base.js_source).
 
 const COLOURS = { ok: "#2e7d32", label: "#ef6c00", head: "#c62828", plain: "#1f2328",
   gold: "#8c959f" };
 
 const CSS = `
-.cw-ps * { box-sizing: border-box; }
-.cw-ps[data-kernel="false"] [data-kernel-only] { display: none; }
 .cw-ps-title { font-weight: 600; margin-bottom: 4px; }
 .cw-ps-controls, .cw-ps-ask { display: flex; align-items: center; gap: 6px;
   flex-wrap: wrap; margin-bottom: 6px; }
-.cw-ps button { font: inherit; padding: 0 8px; border: 1px solid #8c959f;
-  border-radius: 4px; background: #f6f8fa; color: #1f2328; cursor: pointer; }
-.cw-ps button:disabled { opacity: 0.4; cursor: default; }
 .cw-ps select, .cw-ps input[type=text] { font: inherit; max-width: 100%; }
 .cw-ps select { max-width: 24em; }
 .cw-ps input[type=range] { width: 160px; accent-color: #3b528b; }
 .cw-ps input[type=text] { width: 26em; }
-.cw-ps :focus-visible { outline: 2px solid #0969da; outline-offset: 2px; }
 .cw-ps-where { font-variant-numeric: tabular-nums; min-width: 7em; }
 .cw-ps-row { display: flex; align-items: baseline; gap: 6px; margin: 3px 0; flex-wrap: wrap; }
 .cw-ps-key { color: #57606a; width: 4.5em; flex: none; }

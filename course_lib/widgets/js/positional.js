@@ -3,15 +3,13 @@
 // same file runs under anywidget (live) and under the book's stand-in model (html).
 // Traits read: pe (T x D), wavelengths (D/2), learned (T' x D' or []), learned_label,
 // d_model, length, base, offset, dim, title, _kernel.
-// Shared helpers come from _common.js (see base.js_source).
+// Shared helpers come from js/shared (see base.js_source).
 
 const CSS = `
-.cw-pe[data-kernel="false"] [data-kernel-only] { display: none; }
 .cw-pe-title { font-weight: 600; margin-bottom: 4px; }
 .cw-pe-row { display: flex; align-items: center; gap: 8px; flex-wrap: wrap; margin: 4px 0; }
 .cw-pe input[type=range] { width: 200px; accent-color: #3b528b; }
 .cw-pe input[type=number] { width: 5.5em; font: inherit; }
-.cw-pe :focus-visible { outline: 2px solid #0969da; outline-offset: 2px; }
 .cw-pe-panels { display: flex; gap: 10px; flex-wrap: wrap; align-items: flex-start; }
 .cw-pe-panel { display: flex; flex-direction: column; align-items: center; }
 .cw-pe-panel span { font-size: 12px; color: #57606a; }

@@ -3,21 +3,15 @@
 // same file runs under anywidget (live) and under the book's stand-in model (html).
 // Traits read: items [{name, words, steps: [{segs: [[piece]], word, at, rank, pair}],
 // ids: [[id]], wordpiece: [[[piece, id]]] | null}], index, step, title, kind, error,
-// _kernel. Written: index, step, request. Shared helpers come from _common.js.
+// _kernel. Written: index, step, request. Shared helpers come from js/shared.
 
 const CSS = `
-.cw-sw * { box-sizing: border-box; }
-.cw-sw[data-kernel="false"] [data-kernel-only] { display: none; }
 .cw-sw-title { font-weight: 600; margin-bottom: 4px; }
 .cw-sw-controls, .cw-sw-ask { display: flex; align-items: center; gap: 6px;
   flex-wrap: wrap; margin-bottom: 6px; }
-.cw-sw button { font: inherit; padding: 0 8px; border: 1px solid #8c959f;
-  border-radius: 4px; background: #f6f8fa; color: #1f2328; cursor: pointer; }
-.cw-sw button:disabled { opacity: 0.4; cursor: default; }
 .cw-sw select, .cw-sw input[type=text] { font: inherit; max-width: 100%; }
 .cw-sw input[type=text] { width: 24em; }
 .cw-sw input[type=range] { width: 160px; accent-color: #3b528b; }
-.cw-sw :focus-visible { outline: 2px solid #0969da; outline-offset: 2px; }
 .cw-sw-where { font-variant-numeric: tabular-nums; min-width: 7em; }
 .cw-sw-row { display: flex; align-items: center; gap: 4px; margin: 4px 0; flex-wrap: wrap; }
 .cw-sw-key { color: #57606a; width: 6.5em; flex: none; }

@@ -7,7 +7,6 @@ const CSS = `
 .cw-ts-title { font-weight: 600; margin-bottom: 4px; }
 .cw-ts-controls { display: flex; align-items: center; gap: 6px; margin-bottom: 6px; }
 .cw-ts input[type=range] { width: 240px; accent-color: #3b528b; }
-.cw-ts :focus-visible { outline: 2px solid #0969da; outline-offset: 2px; }
 .cw-ts-img { display: block; width: 760px; height: 90px; }
 .cw-ts-readout { margin-top: 4px; font-variant-numeric: tabular-nums; }
 `;
