@@ -14,10 +14,11 @@ the cache or a mirror), one warm call each, and prints the median times side by 
 Measured on 2026-12-02 (2-core machine, the 11 registry files in the cache, 58 MB):
 without a mirror (a reader's machine, Colab) ours takes 0.84 ms for all 11 warm calls and
 pooch 76 ms (90x; 179-325x on the 4-14 MB files), every call. With ``COURSE_LIB_DATA`` set
-(CI), ours re-verifies the mirror's copy on every hit (588 ms against pooch's 80 ms), which
-pooch cannot do at all: mirrors (folders of ``<dataset>/<file>`` or ``<file>.gz``) and the
-"Fix:" error messages have no counterpart in it, and its download step would replace
-about 40 of our lines (``_write_verified``, ``_download``). So the data layer keeps its own.
+(CI), ours re-verified the mirror's copy on every hit (588 ms); it now stamps a verified
+mirror copy (size, mtime) in the cache and checks it again only when it changes: 1.8 ms
+against pooch's 98 ms (56x). Pooch has no mirrors (folders of ``<dataset>/<file>`` or
+``<file>.gz``) nor our "Fix:" error messages, and its download step would replace about
+40 of our lines (``_write_verified``, ``_download``). So the data layer keeps its own.
 """
 
 from __future__ import annotations

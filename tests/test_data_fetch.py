@@ -83,14 +83,31 @@ def _leftovers(folder: Path) -> list[str]:
 def test_plain_mirror_copy_is_returned_in_place(env):
     (env["mirror"] / "toy.txt").write_bytes(TEXT)
     assert fetch(NAME, "toy.txt") == env["mirror"] / "toy.txt"
-    assert _leftovers(env["cache"]) == []
+    assert _leftovers(env["cache"]) == [".toy.txt.mirror"]  # the stamp, no copy
+
+
+def test_a_verified_mirror_copy_is_hashed_again_only_when_it_changes(env, monkeypatch):
+    fetch_mod = importlib.import_module("course_lib.data.fetch")  # not the function
+    mirror = env["mirror"] / "toy.txt"
+    mirror.write_bytes(TEXT)
+    hashed = []
+    consume = fetch_mod._consume
+    monkeypatch.setattr(
+        fetch_mod, "_consume", lambda *a: hashed.append(a[3]) or consume(*a)
+    )
+    for _ in range(3):
+        fetch(NAME, "toy.txt")
+    assert hashed == [str(mirror)]  # once, then the stamp
+    mirror.write_bytes(TEXT[:-1] + b"?")  # same size, new content and mtime
+    with pytest.raises(ChecksumError):
+        fetch(NAME, "toy.txt")
 
 
 def test_gz_mirror_copy_is_decompressed_into_the_cache(env):
     (env["mirror"] / "toy.txt.gz").write_bytes(gzip.compress(TEXT))
     path = fetch(NAME, "toy.txt")
     assert path == env["cache"] / "toy.txt" and path.read_bytes() == TEXT
-    assert _leftovers(env["cache"]) == ["toy.txt", "toy.txt.sha256"]
+    assert _leftovers(env["cache"]) == [".toy.txt.mirror", "toy.txt", "toy.txt.sha256"]
     inode = path.stat().st_ino
     assert fetch(NAME, "toy.txt") == path and path.stat().st_ino == inode  # kept
 

@@ -4,7 +4,8 @@
 
 1. the mirror folders listed in ``COURSE_LIB_DATA`` (colon-separated), for
    ``<mirror>/<dataset>/<file>`` (returned in place) or ``<mirror>/<dataset>/<file>.gz``
-   (decompressed into the cache); the sha256 is checked on every mirror hit;
+   (decompressed into the cache); the sha256 is checked on a mirror copy's first use, and
+   again whenever its size or mtime changes (a stamp in the cache records them);
 2. the cache ``COURSE_LIB_CACHE`` (default ``~/.cache/course_lib``), ``<cache>/<dataset>/<file>``;
    a small ``<file>.sha256`` sidecar (hash, size, mtime) spares re-hashing big files;
 3. the pinned URL: streamed into a temporary file in the cache folder, hashed while it
@@ -120,13 +121,18 @@ def fetch(dataset: str, file: str, *, opener: Opener | None = None) -> Path:
                 continue
             fix = _fix(dataset, spec, path)
             if path.name == spec.name:  # the pinned bytes themselves: use in place
-                _consume(_file_chunks(path), dataset, spec, str(path), fix)
+                if not _mirror_verified(dataset, spec, path):
+                    _consume(_file_chunks(path), dataset, spec, str(path), fix)
+                    _record_mirror(dataset, spec, path)
                 return path
             chunks = _gz_chunks(path, dataset, spec, fix)
-            if _sidecar_ok(dest, spec):  # cache already verified: check mirror only
-                _consume(chunks, dataset, spec, str(path), fix)
-            else:
+            if not _sidecar_ok(dest, spec):
                 _write_verified(dest, chunks, dataset, spec, str(path), fix)
+            elif _mirror_verified(dataset, spec, path):  # both verified before
+                return dest
+            else:  # the cache copy is verified: check the mirror's only
+                _consume(chunks, dataset, spec, str(path), fix)
+            _record_mirror(dataset, spec, path)
             return dest
     if dest.is_file():
         if not _sidecar_ok(dest, spec):
@@ -262,6 +268,34 @@ def _write_verified(
         Path(tmp).unlink(missing_ok=True)
         raise
     _write_sidecar(dest, spec)
+
+
+def _mirror_stamp(dataset: str, spec: FileSpec, source: Path) -> tuple[Path, str]:
+    """Where the cache records a verified mirror copy, and what it records: the pin, the
+    copy's path, size and mtime (a copy changed since is verified again)."""
+    stat = source.stat()
+    line = f"{spec.sha256} {stat.st_size} {stat.st_mtime_ns} {source}\n"
+    return cache_dir() / dataset / f".{spec.name}.mirror", line
+
+
+def _mirror_verified(dataset: str, spec: FileSpec, source: Path) -> bool:
+    stamp, line = _mirror_stamp(dataset, spec, source)
+    try:
+        return stamp.read_text(encoding="utf-8") == line
+    except OSError:
+        return False
+
+
+def _record_mirror(dataset: str, spec: FileSpec, source: Path) -> None:
+    """Note that ``source`` holds the pinned content (a read-only cache only costs time)."""
+    stamp, line = _mirror_stamp(dataset, spec, source)
+    try:
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        tmp = stamp.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(line, encoding="utf-8")
+        os.replace(tmp, stamp)
+    except OSError:
+        pass
 
 
 def _sidecar(dest: Path) -> Path:
