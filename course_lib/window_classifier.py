@@ -30,6 +30,7 @@ from torch import Tensor, nn
 
 from course_lib.autograd import Value, softmax_cross_entropy, zero_grad
 from course_lib.data.vocab import Vocab
+from course_lib.data.windows import context_at
 from course_lib.runtime import progress_bar
 from course_lib.training import History, fit
 
@@ -104,7 +105,8 @@ def make_windows(
             f"specials=('<unk>', '{PAD}')"
         )
     pad = vocab.index(PAD)
-    rows: list[list[int]] = []
+    words_ids: list[int] = []
+    segments: list[int] = []
     labels: list[int] = []
     for k, sentence in enumerate(sentences):
         words, tags = (
@@ -114,12 +116,14 @@ def make_windows(
             raise ValueError(
                 f"sentence {k} has {len(words)} words but {len(tags)} tags; they must pair up"
             )
-        padded = [pad] * window + vocab.encode(words) + [pad] * window
-        rows += [padded[i : i + 2 * window + 1] for i in range(len(words))]
+        words_ids += vocab.encode(words)
+        segments += [k] * len(words)
         labels += tag_vocab.encode(tags)
-    if not rows:
+    if not words_ids:
         raise ValueError("no words: sentences is empty (or every sentence is)")
-    ids = torch.tensor(rows, dtype=torch.long, device=device)  # (N, K)
+    stream = torch.tensor(words_ids, dtype=torch.long, device=device)  # (N,)
+    seg = torch.tensor(segments, dtype=torch.long, device=device)  # (N,)
+    ids, _ = context_at(stream, torch.arange(-window, window + 1), pad, seg)  # (N, K)
     return ids, torch.tensor(labels, dtype=torch.long, device=device)  # (N,)
 
 

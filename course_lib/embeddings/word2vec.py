@@ -25,6 +25,7 @@ import torch
 import torch.nn as nn
 from torch import Tensor
 
+from course_lib.data.windows import context_at
 from course_lib.embeddings._common import (
     Corpus,
     Device,
@@ -43,14 +44,8 @@ def _context_windows(
     tokens: Tensor, seg: Tensor, window: int, pad_id: int
 ) -> tuple[Tensor, Tensor, Tensor]:
     """Every token's 2W neighbours (offsets -W..-1, 1..W), padded, and which of them are real."""
-    n, dev = tokens.numel(), tokens.device
-    offsets = torch.arange(-window, window + 1, device=dev)  # (2W + 1,)
-    offsets = offsets[offsets != 0]  # (2W,)
-    pos = torch.arange(n, device=dev)[:, None] + offsets  # (N, 2W)
-    inside = (pos >= 0) & (pos < n)  # (N, 2W)
-    pos = pos.clamp(0, n - 1)  # (N, 2W)
-    context = tokens[pos]  # (N, 2W)
-    mask = inside & (seg[pos] == seg[:, None])  # (N, 2W)  same sentence
+    offsets = torch.arange(-window, window + 1, device=tokens.device)  # (2W + 1,)
+    context, mask = context_at(tokens, offsets[offsets != 0], pad_id, seg)  # (N, 2W) ×2
     mask &= (context >= 0) & (tokens[:, None] >= 0)  # (N, 2W)  neither word dropped
     return context.masked_fill(~mask, pad_id), mask, tokens  # (N, 2W), (N, 2W), (N,)
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
+from course_lib.data.windows import context_at
 from course_lib.decoding.protocol import select_rows
 from course_lib.lm.output import SoftmaxOutput
 from course_lib.training import evaluating
@@ -109,8 +110,7 @@ def make_windows(ids: Tensor, window: int, pad_id: int) -> tuple[Tensor, Tensor]
     ids = torch.as_tensor(ids, dtype=torch.long)  # (M,)
     if ids.dim() != 1 or ids.numel() == 0:
         raise ValueError(f"ids must be a non-empty 1-D stream, got {tuple(ids.shape)}")
-    padded = torch.cat([ids.new_full((window,), pad_id), ids])  # (M + W,)
-    x = padded.unfold(0, window, 1)[:-1]  # (M, W)
+    x, _ = context_at(ids, torch.arange(-window, 0), pad_id)  # (M, W)
     return x, ids  # (M, W), (M,)
 
 
@@ -140,17 +140,13 @@ def context_windows(
     ids = torch.as_tensor(ids, dtype=torch.long)  # (M,)
     if kind == "left":
         return make_windows(ids, n, pad_id)  # (M, n), (M,)
-    M = ids.numel()
     if kind == "both":
         offsets = torch.cat([torch.arange(-n, 0), torch.arange(1, n + 1)])  # (2n,)
-        offsets = offsets.expand(M, -1)  # (M, 2n)
     else:
         g = torch.Generator().manual_seed(seed)
-        draw = torch.randint(0, 2 * reach, (M, n), generator=g)  # (M, n)
+        draw = torch.randint(0, 2 * reach, (ids.numel(), n), generator=g)  # (M, n)
         offsets = draw - reach + (draw >= reach).long()  # (M, n) in ±1..reach
-    pos = torch.arange(M)[:, None] + offsets  # (M, W)
-    inside = (pos >= 0) & (pos < M)  # (M, W)
-    x = ids[pos.clamp(0, M - 1)].masked_fill(~inside, pad_id)  # (M, W)
+    x, _ = context_at(ids, offsets, pad_id)  # (M, W)
     return x, ids  # (M, W), (M,)
 
 
