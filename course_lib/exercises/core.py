@@ -119,29 +119,36 @@ def _load(chapter: str) -> None:
         importlib.import_module(f"course_lib.exercises.{chapter}")
 
 
-def names(chapter: str | None = None) -> list[str]:
-    """The exercise names, sorted; only ``chapter``'s ("ch07") when given."""
+def registered(registry: dict, chapter: str | None = None) -> list[str]:
+    """The names in ``registry`` (exercises or questions), sorted; ``chapter``'s only
+    ("ch07") when given. Loads the chapters' modules first."""
     for c in chapters() if chapter is None else [chapter]:
         _load(c)
-    return sorted(
-        n for n in _REGISTRY if chapter is None or n.startswith(chapter + ".")
-    )
+    return sorted(n for n in registry if chapter is None or n.startswith(chapter + "."))
+
+
+def lookup(registry: dict, name: str, what: str, example: str, lister: str) -> Any:
+    """``registry[name]``, loading its chapter; a ValueError suggests close names."""
+    if not isinstance(name, str):
+        raise TypeError(f"an {what} name is a string like {example!r}, got {name!r}")
+    _load(name.split(".")[0])
+    if name not in registry:
+        close = difflib.get_close_matches(name, registered(registry), n=3, cutoff=0.5)
+        also = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
+        raise ValueError(
+            f"no {what} called {name!r}{also} (course_lib.exercises.{lister})"
+        )
+    return registry[name]
+
+
+def names(chapter: str | None = None) -> list[str]:
+    """The exercise names, sorted; only ``chapter``'s ("ch07") when given."""
+    return registered(_REGISTRY, chapter)
 
 
 def get(name: str) -> Exercise:
     """The exercise ``name`` ("ch07.clipped_precision"); a ValueError suggests close names."""
-    if not isinstance(name, str):
-        raise TypeError(
-            f"an exercise name is a string like 'ch07.brevity_penalty', got {name!r}"
-        )
-    _load(name.split(".")[0])
-    if name not in _REGISTRY:
-        close = difflib.get_close_matches(name, names(), n=3, cutoff=0.5)
-        also = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
-        raise ValueError(
-            f"no exercise called {name!r}{also} (course_lib.exercises.names())"
-        )
-    return _REGISTRY[name]
+    return lookup(_REGISTRY, name, "exercise", "ch07.brevity_penalty", "names()")
 
 
 def _not_attempted(value: Any) -> bool:

@@ -11,13 +11,12 @@ beside their exercises and are imported when one is first asked for, as in ``cor
 
 from __future__ import annotations
 
-import difflib
 import math
 import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from course_lib.exercises.core import FAILED, NOT_ATTEMPTED, PASSED, _load, chapters
+from course_lib.exercises.core import FAILED, NOT_ATTEMPTED, PASSED, lookup, registered
 
 
 @dataclass(frozen=True)
@@ -101,25 +100,12 @@ def register_questions(*questions: Question) -> None:
 
 def questions(chapter: str | None = None) -> list[str]:
     """The question names, sorted; only ``chapter``'s ("ch06") when given."""
-    for c in chapters() if chapter is None else [chapter]:
-        _load(c)
-    return sorted(
-        n for n in _QUESTIONS if chapter is None or n.startswith(chapter + ".")
-    )
+    return registered(_QUESTIONS, chapter)
 
 
 def ask(name: str) -> Question:
     """The question ``name`` ("ch06.vanishing"); shown in a notebook with its choices."""
-    if not isinstance(name, str):
-        raise TypeError(
-            f"a question name is a string like 'ch06.vanishing', got {name!r}"
-        )
-    _load(name.split(".")[0])
-    if name not in _QUESTIONS:
-        close = difflib.get_close_matches(name, questions(), n=3, cutoff=0.5)
-        also = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
-        raise ValueError(f"no question called {name!r}{also}")
-    return _QUESTIONS[name]
+    return lookup(_QUESTIONS, name, "question", "ch06.exploding", "questions()")
 
 
 def _close(q: Question, a: float, b: float) -> bool:
