@@ -31,7 +31,7 @@ from torch import Tensor, nn
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data.distributed import DistributedSampler
 
-from course_lib.pretraining.gpt import at_least_float32
+from course_lib.pretraining.common import at_least_float32
 
 __all__ = [
     "TrainConfig",

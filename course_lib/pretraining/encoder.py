@@ -22,7 +22,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from course_lib.pretraining.gpt import (
+from course_lib.pretraining.common import (
     at_least_float32,
     check_sizes,
     embeddings_and_blocks,

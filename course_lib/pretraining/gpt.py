@@ -22,17 +22,21 @@ d_k = D / H, V vocabulary, L layers.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
 from course_lib.decoding.protocol import select_rows
+from course_lib.pretraining.common import (
+    at_least_float32,
+    check_sizes,
+    embeddings_and_blocks,
+)
 from course_lib.training import evaluating
 from course_lib.transformer.attention import KV
 from course_lib.transformer.layers import EncoderLayer
-from course_lib.transformer.positional import LearnedPositionalEncoding
 from course_lib.transformer.token_ids import check_token_ids
 
 __all__ = [
@@ -41,23 +45,9 @@ __all__ = [
     "GPTConfig",
     "GPTOutput",
     "GPTState",
-    "at_least_float32",
-    "check_sizes",
 ]
 
 Cache = list[KV]
-
-
-def check_sizes(config) -> None:
-    """The sizes a GPT or an encoder config needs: positive ints, d_model divisible by n_heads."""
-    for name in ("vocab_size", "d_model", "n_heads", "d_ff", "n_layers", "max_len"):
-        value = getattr(config, name)
-        if not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be an int >= 1; got {value!r}")
-    if config.d_model % config.n_heads:
-        raise ValueError(
-            f"d_model must be divisible by n_heads; got {config.d_model}, {config.n_heads}"
-        )
 
 
 @dataclass(frozen=True)
@@ -109,12 +99,6 @@ class GPTBlock(EncoderLayer):
         return x, w, kv
 
 
-def at_least_float32(x: Tensor) -> Tensor:
-    """x in float32, or in its own dtype when wider (float64 stays float64): bf16 logits
-    are scored in float32."""
-    return x.to(torch.promote_types(x.dtype, torch.float32))
-
-
 @dataclass
 class GPTState:
     """The decoding state, one row per sequence: tokens fed so far, the cache, the prefix.
@@ -128,31 +112,6 @@ class GPTState:
     cache: Cache | None = None
     past: Cache | None = None
     use_cache: bool = True
-
-
-def embeddings_and_blocks(
-    c: Any, block: type[nn.Module], device: torch.device | str | None
-) -> tuple[nn.Embedding, LearnedPositionalEncoding, nn.ModuleList, nn.LayerNorm]:
-    """What the chapter's GPT and encoder share: token embeddings (std D^-0.5), learned
-    positions, ``n_layers`` pre-LN blocks of class ``block``, and the final LayerNorm."""
-    embed = nn.Embedding(c.vocab_size, c.d_model, device=device)
-    nn.init.normal_(embed.weight, std=c.d_model**-0.5)
-    pos = LearnedPositionalEncoding(
-        c.max_len, c.d_model, dropout=c.dropout, device=device
-    )
-    blocks = nn.ModuleList(
-        block(
-            c.d_model,
-            c.n_heads,
-            c.d_ff,
-            dropout=c.dropout,
-            norm_first=True,
-            fast=c.fast,
-            device=device,
-        )  # fmt: skip
-        for _ in range(c.n_layers)
-    )
-    return embed, pos, blocks, nn.LayerNorm(c.d_model, device=device)
 
 
 class GPT(nn.Module):

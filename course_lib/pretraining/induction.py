@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
-from course_lib.pretraining.gpt import at_least_float32
+from course_lib.pretraining.common import at_least_float32
 from course_lib.training import evaluating
 
 __all__ = ["CopyLosses", "copy_losses", "repeated_tokens"]

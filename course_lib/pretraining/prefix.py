@@ -26,13 +26,8 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor, nn
 
-from course_lib.pretraining.gpt import (
-    GPT,
-    Cache,
-    GPTOutput,
-    GPTState,
-    at_least_float32,
-)
+from course_lib.pretraining.common import at_least_float32
+from course_lib.pretraining.gpt import GPT, Cache, GPTOutput, GPTState
 from course_lib.training import evaluating
 
 __all__ = [

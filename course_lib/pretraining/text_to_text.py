@@ -23,7 +23,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from course_lib.decoding import greedy_decode
-from course_lib.pretraining.gpt import at_least_float32
+from course_lib.pretraining.common import at_least_float32
 from course_lib.pretraining.masked_lm import IGNORE
 from course_lib.training import evaluating
 
