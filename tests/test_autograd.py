@@ -12,7 +12,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from course_lib.autograd import (
+from course_lib.backprop import (
     MultiplyGate,
     OpCounter,
     Value,

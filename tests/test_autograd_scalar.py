@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from course_lib.autograd import Value
+from course_lib.backprop import Value
 
 TOL = dict(rtol=1e-10, atol=1e-10)
 

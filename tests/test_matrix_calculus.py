@@ -7,7 +7,7 @@ import torch
 import torch.nn.functional as F
 from torch.autograd.functional import jacobian
 
-from course_lib import matrix_calculus as mc
+from course_lib.backprop import matrix_calculus as mc
 
 TOL = dict(rtol=1e-8, atol=1e-8)
 NUM_TOL = dict(rtol=1e-6, atol=1e-7)  # centred differences: O(eps²) + rounding

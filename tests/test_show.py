@@ -25,7 +25,7 @@ def test_the_listings_chapters_show_stay_short():
     import ast
     import inspect
 
-    from course_lib.autograd import Value
+    from course_lib.backprop import Value
     from course_lib.lm.ngram_counts import NGramCounts
     from course_lib.lm.rnn_lm import train_tbptt
     from course_lib.parsing import static_oracle

@@ -7,9 +7,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from course_lib.autograd import Value
-from course_lib.data import Vocab, read_conllu
-from course_lib.window_classifier import (
+from course_lib.backprop import Value
+from course_lib.backprop.window_classifier import (
     PAD,
     TorchWindowClassifier,
     WindowConfig,
@@ -22,6 +21,7 @@ from course_lib.window_classifier import (
     train_with_engine,
     train_with_torch,
 )
+from course_lib.data import Vocab, read_conllu
 
 FIXTURE = Path(__file__).parent / "fixtures" / "data" / "ewt_dev_sample.conllu"
 SENTENCES = [

@@ -2,7 +2,7 @@ r"""Extrinsic evaluation: word vectors as frozen inputs to a part-of-speech tagg
 
 CS224N lecture 2 separates intrinsic evaluation (analogies, similarity ratings) from extrinsic
 evaluation on a real task. Here the task is UD English EWT's UPOS tags, and the model is
-lecture 3's window classifier (``course_lib.window_classifier``): the vectors of the 2w + 1
+lecture 3's window classifier (``course_lib.backprop.window_classifier``): the vectors of the 2w + 1
 words around a word are concatenated, ŷ = softmax(U f(W x + b) + c). The embedding table is
 the word vectors under test and stays **frozen**, so only W, b, U, c learn and the accuracy
 measures what the vectors carry; ``freeze=False`` fine-tunes it with the rest (the vectors
@@ -21,15 +21,15 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from course_lib.data.vocab import Vocab
-from course_lib.embeddings._common import Device, check_positive_int, describe
-from course_lib.window_classifier import (
+from course_lib.backprop.window_classifier import (
     PAD,
     TorchWindowClassifier,
     WindowConfig,
     init_params,
     make_windows,
 )
+from course_lib.data.vocab import Vocab
+from course_lib.embeddings._common import Device, check_positive_int, describe
 
 __all__ = ["TaggingResult", "embedding_table", "vector_tagger"]
 

@@ -1,23 +1,23 @@
 """Chapter 3 exercises (backpropagation): Jacobians and gradients by hand, a gate's backward
 pass; and the chapter's questions.
 
-References: ``course_lib.matrix_calculus`` (``softmax_jacobian``, ``cross_entropy_grad``,
-``affine_gradients``, ``activation_derivative``), ``course_lib.autograd.MultiplyGate``.
+References: ``course_lib.backprop.matrix_calculus`` (``softmax_jacobian``, ``cross_entropy_grad``,
+``affine_gradients``, ``activation_derivative``), ``course_lib.backprop.MultiplyGate``.
 """
 
 from __future__ import annotations
 
 import torch
 
-from course_lib.autograd import MultiplyGate
-from course_lib.exercises.core import Case, Exercise, Mistake, register
-from course_lib.exercises.quiz import Question, register_questions
-from course_lib.matrix_calculus import (
+from course_lib.backprop import MultiplyGate
+from course_lib.backprop.matrix_calculus import (
     activation_derivative,
     affine_gradients,
     cross_entropy_grad,
     softmax_jacobian,
 )
+from course_lib.exercises.core import Case, Exercise, Mistake, register
+from course_lib.exercises.quiz import Question, register_questions
 
 
 def _logits(gen, C=4):

@@ -7,12 +7,13 @@ gradients (lecture 6 for RNNs, where "layers" are time steps). The widget shows,
 entries |g| (a box of quantiles), on a log scale, for every setting of some controls.
 
 The family is generic: any mapping ``setting -> {name: gradient tensor}`` (or precomputed
-``gradient_stats``) with its controls. The measurements live in ``course_lib.gradient_flow``
-(re-exported here): ``gradient_stats``, and ``mlp_gradient_flow``, the producer of Chapter 3 (a
-deep MLP with depth, activation, initialisation scale, residual connections and LayerNorm);
-``mlp_gradient_flow_explorer`` precomputes its whole grid. Everything is stored as log10 values
-rounded to ``decimals`` places (3 by default, 2 for the MLP grid: 2 % precision), so the
-controls work without a kernel. Front end: ``js/gradient_flow.js``.
+``gradient_stats``) with its controls. The measurements live in
+``course_lib.backprop.gradient_flow`` (re-exported here): ``gradient_stats``, and
+``mlp_gradient_flow``, the producer of Chapter 3 (a deep MLP with depth, activation,
+initialisation scale, residual connections and LayerNorm); ``mlp_gradient_flow_explorer``
+precomputes its whole grid. Everything is stored as log10 values rounded to ``decimals``
+places (3 by default, 2 for the MLP grid: 2 % precision), so the controls work without a
+kernel. Front end: ``js/gradient_flow.js``.
 
 Shape legend: B batch, D width (units per layer), C classes, L depth.
 """
@@ -30,7 +31,7 @@ import traitlets as t
 from matplotlib.figure import Figure
 from torch import Tensor
 
-from course_lib.gradient_flow import (
+from course_lib.backprop.gradient_flow import (
     MLP_ACTIVATIONS,
     QUANTILES,
     GradientStats,

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from course_lib.gradient_flow import gradient_stats
+from course_lib.backprop.gradient_flow import gradient_stats
 from course_lib.rnn.gradient_through_time import (
     random_rnn_gradients,
     trained_rnn_gradients,

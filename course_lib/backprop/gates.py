@@ -13,7 +13,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from course_lib.autograd.value import Value, _unbroadcast, check_broadcast
+from course_lib.backprop.value import Value, _unbroadcast, check_broadcast
 
 __all__ = ["MultiplyGate", "softmax_cross_entropy"]
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import torch
 
-from course_lib.autograd.engine import OpCounter, grad, zero_grad
-from course_lib.autograd.value import Value
+from course_lib.backprop.engine import OpCounter, grad, zero_grad
+from course_lib.backprop.value import Value
 
 __all__ = [
     "BackwardCost",

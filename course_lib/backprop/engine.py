@@ -21,7 +21,7 @@ import torch
 from torch import Tensor
 
 if TYPE_CHECKING:
-    from course_lib.autograd.value import Value
+    from course_lib.backprop.value import Value
 
 __all__ = ["OpCounter", "grad", "grad_of", "zero_grad"]
 

@@ -18,7 +18,7 @@ from typing import Any, Union
 import torch
 from torch import Tensor
 
-from course_lib.autograd.engine import OpCounter, _run_backward
+from course_lib.backprop.engine import OpCounter, _run_backward
 
 __all__ = ["Value"]
 

@@ -9,7 +9,7 @@ here the labels are the UPOS tags of UD English EWT:
     ŷ = softmax(U h + c) ∈ ℝ^C,   J = −log ŷ_y              (lecture 3)
 
 The same model twice, from the same initial weights: ``TorchWindowClassifier`` (torch autograd,
-``F.cross_entropy``) and ``engine_logits``/``engine_loss`` over ``course_lib.autograd`` values.
+``F.cross_entropy``) and ``engine_logits``/``engine_loss`` over ``course_lib.backprop`` values.
 Trained with plain SGD on the same batches in the same order (``train_with_torch`` and
 ``train_with_engine``), the two give the same loss curve.
 
@@ -28,7 +28,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from course_lib.autograd import Value, softmax_cross_entropy, zero_grad
+from course_lib.backprop import Value, softmax_cross_entropy, zero_grad
 from course_lib.data.vocab import Vocab
 from course_lib.data.windows import context_at
 from course_lib.runtime import progress_bar
@@ -225,7 +225,7 @@ def engine_params(params: dict[str, Tensor]) -> dict[str, Value]:
 def engine_logits(
     params: dict[str, Value], ids: Tensor, activation: str = "tanh"
 ) -> Value:
-    """The same forward pass over ``course_lib.autograd`` gates. ids: (B, K). Returns (B, C)."""
+    """The same forward pass over ``course_lib.backprop`` gates. ids: (B, K). Returns (B, C)."""
     if activation not in ACTIVATIONS:
         raise ValueError(f"activation must be one of {ACTIVATIONS}; got {activation!r}")
     if ids.dim() != 2:
