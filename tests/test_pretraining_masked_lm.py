@@ -77,3 +77,19 @@ def test_mlm_loss_counts_selected_positions_only():
     sel = out.selected
     expected = -lp[sel].gather(1, tokens[sel][:, None]).mean()
     torch.testing.assert_close(enc.mlm_loss(out.inputs, out.labels), expected)
+
+
+def test_the_exercise_rule_is_mask_tokens_on_its_own_draws():
+    """course_lib.exercises.ch09.bert_corrupt, given the uniform draws and replacements
+    mask_tokens makes (in its order: selection, action, replacement), gives its output."""
+    from course_lib.exercises.ch09 import bert_corrupt
+
+    tokens = torch.randint(0, V, (8, 50), generator=torch.Generator().manual_seed(2))
+    out = mask_tokens(tokens, vocab_size=V, mask_id=MASK, special_ids=(),
+                      generator=torch.Generator().manual_seed(3))  # fmt: skip
+    g = torch.Generator().manual_seed(3)
+    u, r = torch.rand(tokens.shape, generator=g), torch.rand(tokens.shape, generator=g)
+    replacement = torch.randint(0, V, tokens.shape, generator=g)  # candidates: all ids
+    inputs, labels = bert_corrupt(tokens, u, r, replacement, MASK)
+    assert out.selected.any() and out.randomised.any()
+    assert torch.equal(inputs, out.inputs) and torch.equal(labels, out.labels)

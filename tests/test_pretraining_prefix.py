@@ -117,3 +117,22 @@ def test_prefix_attention_is_the_mean_share_on_the_prefix_keys():
         expected += torch.stack([w[..., :4].sum(-1).mean() for w in weights])
     torch.testing.assert_close(shares.double(), expected / 2, rtol=1e-6, atol=1e-7)
     assert tuned.training  # eval mode only while measuring
+
+
+def test_the_exercise_reference_is_causal_attention_with_the_prefix_prepended():
+    """course_lib.exercises.ch09.prefix_attention_output: the last T rows of torch's causal
+    attention over P + T positions whose first P keys and values are the prefix's."""
+    import torch.nn.functional as F
+
+    from course_lib.exercises.ch09 import prefix_attention_output
+
+    g = torch.Generator().manual_seed(0)
+    T, P, d = 5, 3, 4
+    q, k, v = (torch.randn(T, d, generator=g, dtype=torch.float64) for _ in range(3))
+    pk, pv = (torch.randn(P, d, generator=g, dtype=torch.float64) for _ in range(2))
+    q_all = torch.cat([torch.randn(P, d, generator=g, dtype=torch.float64), q])
+    full = F.scaled_dot_product_attention(
+        q_all, torch.cat([pk, k]), torch.cat([pv, v]), is_causal=True
+    )  # (P + T, d)
+    got = prefix_attention_output(q, k, v, pk, pv)  # (T, d)
+    torch.testing.assert_close(got, full[P:])
