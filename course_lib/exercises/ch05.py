@@ -1,6 +1,8 @@
-"""Chapter 5 exercises (language models and RNNs): perplexity, batching, an RNN step.
+"""Chapter 5 exercises (language models and RNNs): perplexity, batching, an RNN step and
+backpropagation through it; and the chapter's questions.
 
-References: ``course_lib.lm`` (``perplexity``, ``batchify``) and ``course_lib.rnn.RNNCell``.
+References: ``course_lib.lm`` (``perplexity``, ``batchify``) and ``course_lib.rnn.RNNCell``
+(its backward step by autograd).
 """
 
 from __future__ import annotations
@@ -59,6 +61,54 @@ def _rnn_cases(gen):
     return cases
 
 
+def _rnn_step_backward(x, h, W_xh, W_hh, b_h, dh):
+    """Autograd through the library's cell: the gradients of L, given dh = ∂L/∂H_t."""
+    cell = RNNCell(W_xh.size(0), W_xh.size(1), dtype=W_xh.dtype)
+    with torch.no_grad():
+        cell.W_xh.copy_(W_xh)
+        cell.W_hh.copy_(W_hh)
+        cell.b_h.copy_(b_h)
+    h_prev = h.clone().requires_grad_()  # (B, H)
+    with torch.enable_grad():
+        h_t, _ = cell(x, (h_prev,))  # (B, H)
+        wrt = (h_prev, cell.W_xh, cell.W_hh, cell.b_h)
+        return torch.autograd.grad(h_t, wrt, grad_outputs=dh)  # dh_prev, dW_xh, ...
+
+
+def _backward_cases(gen):
+    cases = []
+    for case in _rnn_cases(gen):
+        B, H = case.args[1].shape
+        dh = torch.randn(B, H, generator=gen, dtype=torch.float64)
+        cases.append(Case((*case.args, dh), label=case.label))
+    return cases
+
+
+def _backward(dz, x, h, W_hh):
+    """The four gradients from ∂L/∂Z_t, as the chapter writes them."""
+    return dz @ W_hh.T, x.T @ dz, h.T @ dz, dz.sum(0)
+
+
+def _no_tanh_derivative(x, h, W_xh, W_hh, b, dh):
+    return _backward(dh, x, h, W_hh)
+
+
+def _derivative_at_h_prev(x, h, W_xh, W_hh, b, dh):
+    return _backward(dh * (1 - h**2), x, h, W_hh)
+
+
+def _w_hh_transposed(x, h, W_xh, W_hh, b, dh):
+    dz = dh * (1 - torch.tanh(x @ W_xh + h @ W_hh + b) ** 2)
+    dh_prev, dW_xh, dW_hh, db = _backward(dz, x, h, W_hh)
+    return dh_prev, dW_xh, dW_hh.T, db
+
+
+def _h_prev_through_w_hh(x, h, W_xh, W_hh, b, dh):
+    dz = dh * (1 - torch.tanh(x @ W_xh + h @ W_hh + b) ** 2)
+    dh_prev, dW_xh, dW_hh, db = _backward(dz, x, h, W_hh)
+    return dz @ W_hh, dW_xh, dW_hh, db
+
+
 register(
     Exercise(
         "ch05.perplexity",
@@ -104,6 +154,29 @@ register(
             Mistake(
                 "the bias is left out",
                 lambda x, h, W_xh, W_hh, b: torch.tanh(x @ W_xh + h @ W_hh),
+            ),
+        ),
+        rtol=1e-6,
+        atol=1e-10,
+    ),
+    Exercise(
+        "ch05.bptt_step",
+        "rnn_step_backward(x, h, W_xh, W_hh, b_h, dh: (B, H)) -> "
+        "(dh_prev (B, H), dW_xh (D, H), dW_hh (H, H), db_h (H,))",
+        _rnn_step_backward,
+        _backward_cases,
+        "dZ = dH ⊙ (1 − H_t²) with H_t = tanh(X W_xh + H_{t−1} W_hh + b_h); then "
+        "dH_{t−1} = dZ W_hhᵀ, dW_xh = Xᵀ dZ, dW_hh = H_{t−1}ᵀ dZ, db_h = Σ_batch dZ.",
+        (
+            Mistake("the tanh derivative is left out (dZ = dH)", _no_tanh_derivative),
+            Mistake(
+                "tanh' is taken at H_{t−1}, not at H_t (dZ = dH ⊙ (1 − H_{t−1}²))",
+                _derivative_at_h_prev,
+            ),
+            Mistake("dW_hh is transposed (dZᵀ H_{t−1})", _w_hh_transposed),
+            Mistake(
+                "dH_{t−1} goes back through W_hh, not W_hhᵀ (dZ W_hh)",
+                _h_prev_through_w_hh,
             ),
         ),
         rtol=1e-6,
