@@ -9,6 +9,8 @@ import torch.nn.functional as F
 
 from course_lib.rnn.gradient_through_time import (
     hidden_state_gradients,
+    initial_input_gradient_norms,
+    input_gradient_norms,
     jacobian_norms,
     random_rnn_gradients,
     scale_recurrent_weights,
@@ -43,6 +45,43 @@ def test_hidden_state_gradients_match_torch_module(kind):
     out, _ = ref(x[:, t:], rest)
     F.cross_entropy(readout(out[:, -1]), y).backward()
     torch.testing.assert_close(grads[f"t = {t}"], h.grad[0], rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["rnn", "lstm", "gru"])
+def test_input_gradient_norms_match_autograd_through_the_torch_module(kind):
+    """‖∂L/∂x_{T−k}‖ of our cell equals autograd's through torch's fused module with the
+    same weights, step by step, k = 0 (the last input) first."""
+    torch.manual_seed(0)
+    ref = {"rnn": torch.nn.RNN, "lstm": torch.nn.LSTM, "gru": torch.nn.GRU}[kind](
+        3, 4, batch_first=True, dtype=torch.float64
+    )
+    net = load_torch_weights(RecurrentNet(kind, 3, 4, dtype=torch.float64), ref)
+    readout = torch.nn.Linear(4, 2, dtype=torch.float64)
+    x = torch.randn(2, 7, 3, dtype=torch.float64, requires_grad=True)
+    y = torch.tensor([1, 0])
+    norms = input_gradient_norms(net.cells[0], x, readout, y)
+    out, _ = ref(x)
+    F.cross_entropy(readout(out[:, -1]), y).backward()
+    expected = x.grad.norm(dim=(0, 2)).flip(0)  # (T,), k = 0 first
+    torch.testing.assert_close(norms, expected, rtol=1e-10, atol=1e-14)
+    assert x.grad is not None and norms.shape == (7,)
+
+
+def test_initial_input_gradients_gated_cells_keep_more_and_none_keeps_it_all():
+    """At their own initialisation, 60 steps back: the LSTM with a forget bias of 1 and the
+    GRU keep orders of magnitude more than the vanilla RNN, and all three lose most of it."""
+    kept = {
+        kind: (lambda n: (n[-1] / n[0]).item())(
+            initial_input_gradient_norms(kind, 61, bias)
+        )
+        for kind, bias in (("rnn", 0.0), ("lstm", 1.0), ("gru", 0.0))
+    }
+    assert kept["lstm"] > 1e6 * kept["rnn"] and kept["gru"] > 1e2 * kept["rnn"], kept
+    assert max(kept.values()) < 1e-2, kept
+    same = initial_input_gradient_norms("lstm", 61, 1.0)
+    assert torch.equal(same, initial_input_gradient_norms("lstm", 61, 1.0))  # seeded
+    with pytest.raises(ValueError, match="kind"):
+        initial_input_gradient_norms("transformer", 5)
 
 
 def test_jacobian_norms_match_autograd_and_the_singular_value_bound():

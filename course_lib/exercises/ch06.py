@@ -188,4 +188,40 @@ register_questions(
             9.0: "The forget gates multiply, they do not add: 0.9 ten times over.",
         },
     ),
+    Question(
+        "ch06.gates_guarantee",
+        "An LSTM is built with its forget-gate bias at 1. What do its gates guarantee "
+        "about the gradient that reaches the input 100 steps before the loss?",
+        answer="c",
+        explanation="Nothing: they make it easy to keep information, not certain. Along "
+        "the cell the gradient is a product of forget gates, below 1 unless training "
+        "holds them there; measured at initialisation in this chapter it still falls "
+        "geometrically, only far more slowly than in the vanilla RNN.",
+        choices={
+            "a": "it stays of the order of the gradient at the last input, since the "
+            "cell's path is additive",
+            "b": "it cannot explode, since every gate lies in (0, 1)",
+            "c": "nothing: it is likely to be larger than a vanilla RNN's, and it can "
+            "still vanish (or grow)",
+        },
+        wrong={
+            "a": "The additive path keeps the gradient only where the forget gates are "
+            "near 1; σ(1) ≈ 0.73 at the start, and a product of 100 such factors is tiny.",
+            "b": "The gates bound their own values, not the gradient: the path through "
+            "h_{t−1} and W_hh can grow, and clipping is what bounds it.",
+        },
+    ),
+    Question(
+        "ch06.gru_parameters",
+        "How many parameters has `torch.nn.GRU(input_size=10, hidden_size=20)` (one "
+        "layer, torch's two bias vectors)?",
+        answer=1920,
+        explanation="Three blocks (r, z, n), each with a 20 × 10 input matrix, a 20 × 20 "
+        "recurrent matrix and two biases of 20: 3 · (200 + 400 + 40) = 1920, three "
+        "quarters of the LSTM's 2560.",
+        wrong={
+            2560: "That is the LSTM, with four blocks; the GRU has three (r, z, n).",
+            1860: "That counts one bias per block; torch keeps b_ih and b_hh, 20 each.",
+        },
+    ),
 )

@@ -15,6 +15,8 @@ diag(F_t) plus gate terms: with forget gates near 1 the gradient survives many s
 ``course_lib.widgets.rnn_gradient_flow`` (a ``GradientFlowExplorer``). ``random_rnn_gradients``
 draws a cell with a given recurrent-weight scale; ``trained_rnn_gradients`` takes a trained
 ``LongRangeClassifier``; ``jacobian_norms`` gives ‖∂h_T/∂h_{T−k}‖₂ for every k.
+``input_gradient_norms`` gives ‖∂L/∂x_{T−k}‖₂ for every k, the same measure for every cell,
+and ``initial_input_gradient_norms`` draws it for a cell at its own initialisation.
 This module imports no widgets.
 
 Shape legend: B batch, T time, D input width, H hidden width, C classes.
@@ -35,6 +37,8 @@ from course_lib.rnn.stacked import CELLS, RecurrentNet, load_torch_weights
 
 __all__ = [
     "hidden_state_gradients",
+    "initial_input_gradient_norms",
+    "input_gradient_norms",
     "jacobian_norms",
     "random_rnn_gradients",
     "scale_recurrent_weights",
@@ -51,8 +55,7 @@ def hidden_state_gradients(
     h_t (through h_{t+1}, and for an LSTM through C_{t+1} too), as back-propagation through
     time computes it. Returns ``{"t = 1": (B, H), …}``, input side first.
     """
-    if x.dim() != 3 or x.size(1) < 1:
-        raise ValueError(f"x must be (B, T, D) with T >= 1; got {tuple(x.shape)}")
+    _check_batch(x)
     state = cell.init_state(x.size(0), device=x.device, dtype=x.dtype)
     hs = []
     with torch.enable_grad():
@@ -63,6 +66,12 @@ def hidden_state_gradients(
         loss = F.cross_entropy(readout(h), labels)  # ()
         grads = torch.autograd.grad(loss, hs)
     return {f"t = {t}": g.detach() for t, g in enumerate(grads, start=1)}
+
+
+def _check_batch(x: Tensor) -> None:
+    """The inputs of the gradient measures: a batch of sequences (B, T, D), T >= 1."""
+    if x.dim() != 3 or x.size(1) < 1:
+        raise ValueError(f"x must be (B, T, D) with T >= 1; got {tuple(x.shape)}")
 
 
 def scale_recurrent_weights(
@@ -84,6 +93,17 @@ def scale_recurrent_weights(
         W = torch.randn(W_h.shape, generator=gen, dtype=torch.float64)  # (kH, H)
         W_h.copy_(W * scale / math.sqrt(H))
     return cell
+
+
+def _add_keep_gate_bias(cell: nn.Module, kind: str, bias: float) -> None:
+    """Add ``bias`` to the gate that keeps the old state (LSTM forget gate, GRU z_t; the
+    simplified GRU's Γ_u gets −bias); the vanilla RNN has no gate and is left alone."""
+    if not bias or kind == "rnn":
+        return
+    H, sign = cell.hidden_size, -1.0 if kind == "simple_gru" else 1.0
+    block = slice(0, H) if kind == "simple_gru" else slice(H, 2 * H)
+    with torch.no_grad():
+        cell.bias_ih[block] += sign * bias
 
 
 def random_rnn_gradients(
@@ -122,11 +142,7 @@ def random_rnn_gradients(
     readout = nn.Linear(hidden, n_classes, dtype=torch.float64)
     cell = CELLS[kind](inputs, hidden, dtype=torch.float64)
     scale_recurrent_weights(cell, scale, seed=seed)
-    if gate_bias and kind != "rnn":
-        H, sign = hidden, -1.0 if kind == "simple_gru" else 1.0
-        block = slice(0, H) if kind == "simple_gru" else slice(H, 2 * H)
-        with torch.no_grad():
-            cell.bias_ih[block] += sign * gate_bias
+    _add_keep_gate_bias(cell, kind, gate_bias)
     return hidden_state_gradients(
         cell.to(device), x.to(device), readout.to(device), labels.to(device)
     )
@@ -193,3 +209,58 @@ def jacobian_norms(cell: RNNCell, x: Tensor) -> Tensor:
             J = J @ ((1 - h_t**2)[:, None] * W_h)  # (H, H)
             norms.append(torch.linalg.matrix_norm(J, ord=2))
     return torch.stack(norms)  # (T,)
+
+
+def input_gradient_norms(
+    cell: nn.Module, x: Tensor, readout: nn.Module, labels: Tensor
+) -> Tensor:
+    """‖∂L/∂x_{T−k}‖₂ for k = 0..T−1: how much the loss at the last step still
+    responds to the input k steps back; L = mean cross-entropy of ``readout(h_T)``.
+
+    The same measure for every cell (an LSTM's state is (h, c), a GRU's h alone): the
+    gradient that back-propagation through time delivers to the input, so to its
+    embedding and to the weights' products with it (CS224N lecture 6). x: (B, T, D),
+    the state starts at zero; the norm is over the batch and the features.
+    Returns (T,), k = 0 first.
+    """
+    _check_batch(x)
+    with torch.enable_grad():
+        x = x.detach().requires_grad_()  # (B, T, D), a leaf of its own
+        state = cell.init_state(x.size(0), device=x.device, dtype=x.dtype)  # (B, H)s
+        for t in range(x.size(1)):
+            h, state = cell(x[:, t], state)  # (B, H)
+        loss = F.cross_entropy(readout(h), labels)  # ()
+        (g,) = torch.autograd.grad(loss, x)  # (B, T, D)
+    return g.square().sum(dim=(0, 2)).sqrt().flip(0).detach()  # (T,)
+
+
+def initial_input_gradient_norms(
+    kind: str,
+    length: int,
+    gate_bias: float = 0.0,
+    *,
+    hidden: int = 32,
+    inputs: int = 8,
+    batch: int = 16,
+    n_classes: int = 4,
+    seed: int = 0,
+) -> Tensor:
+    """``input_gradient_norms`` of a ``kind`` cell at its own initialisation, U(−1/√H, 1/√H)
+    for every weight (torch's), with ``gate_bias`` added to the keep gate as in
+    ``random_rnn_gradients`` (an LSTM forget bias of 1: Jozefowicz et al., 2015).
+
+    Float64 on the CPU; the same seed gives the same inputs x ~ N(0, 1) (B, T, D), labels,
+    readout and draw of the weights for every kind. Returns (T,), entry k for x_{T−k}.
+    """
+    if kind not in CELLS:
+        raise ValueError(f"kind must be one of {list(CELLS)}; got {kind!r}")
+    if not isinstance(length, int) or length < 1:
+        raise ValueError(f"length must be a positive int; got {length!r}")
+    gen = torch.Generator().manual_seed(seed)
+    x = torch.randn(batch, length, inputs, generator=gen, dtype=torch.float64)
+    labels = torch.randint(n_classes, (batch,), generator=gen)  # (B,)
+    torch.manual_seed(seed)
+    readout = nn.Linear(hidden, n_classes, dtype=torch.float64)
+    cell = CELLS[kind](inputs, hidden, dtype=torch.float64)
+    _add_keep_gate_bias(cell, kind, gate_bias)
+    return input_gradient_norms(cell, x, readout, labels)
