@@ -1,10 +1,13 @@
 """Chapter 1 exercises (word vectors): PPMI, skip-gram pairs, the softmax gradient, cosines.
 
 References: ``course_lib.embeddings`` (``ppmi``, ``skipgram_pairs``,
-``naive_softmax_loss_and_gradient``, ``cosine_similarity_matrix``).
+``naive_softmax_loss_and_gradient``, ``cosine_similarity_matrix``). Questions on pairs, the
+softmax gradient, CBOW against skip-gram and PMI at the end.
 """
 
 from __future__ import annotations
+
+import math
 
 import torch
 
@@ -15,6 +18,7 @@ from course_lib.embeddings.word2vec import (
     skipgram_pairs,
 )
 from course_lib.exercises.core import Case, Exercise, Mistake, register
+from course_lib.exercises.quiz import Question, register_questions
 
 
 def _counts(gen: torch.Generator, V: int, C: int) -> torch.Tensor:
@@ -153,5 +157,78 @@ register(
                 "the rows are not normalised (plain dot products)", lambda A: A @ A.T
             ),
         ),
+    ),
+)
+
+register_questions(
+    Question(
+        "ch01.pair_count",
+        "How many (centre, outside) pairs does `skipgram_pairs` make from one sentence of "
+        "5 words with a window of $m = 2$?",
+        answer=14,
+        explanation="Positions 1 to 5 have 2, 3, 4, 3 and 2 neighbours within two words "
+        "inside the sentence: 14 pairs. A position is never paired with itself.",
+        wrong={
+            20: "That is 2m = 4 pairs for each of the 5 positions; the window is cut at "
+            "the ends of the sentence.",
+            7: "That counts each pair of nearby positions once; each gives two pairs, one "
+            "with either word as the centre.",
+            19: "That pairs each position with itself too; offset 0 is never a pair.",
+        },
+    ),
+    Question(
+        "ch01.outside_gradient",
+        "For one pair $(c, o)$ with the full softmax, $J = -\\log P(o \\mid c)$. What is "
+        "$\\partial J / \\partial u_w$ for a word $w \\ne o$?",
+        answer="b",
+        explanation="$\\partial J/\\partial u_w = (\\hat y_w - y_w)\\, v_c$ and $y_w = 0$ "
+        "for $w \\ne o$: every word's outside vector is pushed away from $v_c$ in "
+        "proportion to the probability the model wrongly gave it.",
+        choices={
+            "a": "0, since $w$ was not observed",
+            "b": "$\\hat y_w\\, v_c$",
+            "c": "$(\\hat y_w - 1)\\, v_c$",
+        },
+        wrong={
+            "a": "$u_w$ appears in the softmax's denominator, so every word's vector gets "
+            "a gradient; that is why the full softmax costs O(|V| d) a pair.",
+            "c": "The −1 is $y_w$ for the observed word $o$ only; for $w \\ne o$, "
+            "$y_w = 0$.",
+        },
+    ),
+    Question(
+        "ch01.cbow_predictions",
+        "A sentence of $n$ words, window $m$, ignoring the sentence's ends: how many "
+        "softmax predictions do CBOW and skip-gram make?",
+        answer="a",
+        explanation="CBOW predicts each centre word once, from the average of its $2m$ "
+        "context words; skip-gram predicts each of the $2m$ outside words from the centre.",
+        choices={
+            "a": "CBOW $n$, skip-gram $2mn$",
+            "b": "CBOW $2mn$, skip-gram $n$",
+            "c": "both $2mn$",
+        },
+        wrong={
+            "b": "That swaps the two models: CBOW is the one that averages the context "
+            "and predicts the centre, once per position.",
+            "c": "CBOW averages the context vectors into one input, so it makes one "
+            "prediction per position, not one per pair.",
+        },
+    ),
+    Question(
+        "ch01.pmi",
+        "A word and a context have $P(w, c) = 0.01$, $P(w) = 0.1$ and $P(c) = 0.05$. "
+        "What is their PMI, with the natural logarithm?",
+        answer=math.log(2),
+        explanation="PMI = log P(w, c) / (P(w) P(c)) = log (0.01 / 0.005) = log 2 ≈ 0.693: "
+        "they occur together twice as often as if they were independent.",
+        wrong={
+            2.0: "That is the ratio P(w, c) / (P(w) P(c)) itself; PMI is its logarithm.",
+            math.log10(
+                2
+            ): "That uses log base 10; the chapter's PMI uses the natural log.",
+            math.log(0.1): "That is log P(w, c) / P(w) = log P(c | w); PMI divides by "
+            "P(c) as well.",
+        },
     ),
 )
