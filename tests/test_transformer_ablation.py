@@ -6,8 +6,12 @@ from __future__ import annotations
 import pytest
 import torch
 
-from course_lib.transformer import EncoderLayer
-from course_lib.transformer.ablation import AblationLayer, ablation_experiment
+from course_lib.transformer import EncoderLayer, Transformer, TransformerConfig
+from course_lib.transformer.ablation import (
+    AblationLayer,
+    ablation_experiment,
+    head_ablation,
+)
 
 
 def test_full_ablation_layer_equals_pre_ln_encoder_layer():
@@ -40,3 +44,34 @@ def test_experiment_returns_losses_and_sizes():
     assert len(res["loss"]) == 3 and small["n_params"] < res["n_params"]
     with pytest.raises(ValueError, match="n_layers"):
         ablation_experiment(n_layers=0)
+
+
+def test_head_ablation_removes_each_head_once_and_matches_zeroing_its_w_o_columns():
+    torch.manual_seed(0)
+
+    model = Transformer(
+        TransformerConfig(20, 20, d_model=8, n_heads=2, d_ff=16, dropout=0.1)
+    ).double()
+    model.train()
+    src = torch.randint(4, 20, (3, 5))
+    tgt = torch.cat([torch.full((3, 1), 2), torch.randint(4, 20, (3, 4))], dim=1)
+
+    def loss():
+        return model.loss(src, tgt)
+
+    base, costs = head_ablation(model, loss)
+    assert model.training  # the mode is restored
+    expected = [f"encoder.{i}.self_attn" for i in range(3)] + [
+        f"decoder.{i}.{kind}" for i in range(3) for kind in ("self_attn", "cross_attn")
+    ]
+    assert sorted(costs) == sorted(expected)
+    assert all(c.shape == (2,) for c in costs.values())
+    model.eval()
+    assert abs(base - loss().item()) < 1e-12
+    assert all(m.head_mask is None for m in model.modules() if hasattr(m, "head_mask"))
+    name, h = "decoder.0.cross_attn", 1
+    mha = model.get_submodule(name)
+    d_k = mha.d_k
+    with torch.no_grad():  # remove head h through W_O instead: zero its d_k columns
+        mha.W_o.weight[:, h * d_k : (h + 1) * d_k] = 0.0
+    assert abs(costs[name][h].item() - (loss().item() - base)) < 1e-6

@@ -146,3 +146,34 @@ def test_bad_inputs_raise_clear_errors():
         mha(x, mask=torch.ones(5, 5), fast=True)
     with pytest.raises(ValueError, match=r"T_q=5, T_k=5"):
         mha(x, mask=torch.ones(4, 5, dtype=torch.bool), fast=True)
+
+
+@pytest.mark.parametrize("cross", [False, True])
+@pytest.mark.parametrize("fast", [False, True])
+def test_head_mask_of_ones_changes_nothing_and_zero_removes_the_head_via_w_o(
+    cross, fast
+):
+    torch.manual_seed(0)
+    mha = MultiHeadAttention(D, H, cross=cross).double().eval()
+    x = rand(B, 4, D, seed=7)
+    ctx = rand(B, 5, D, seed=8) if cross else None
+    _, pad = _pad_mask()
+    mask = pad if cross else None
+    full, _, _ = mha(x, ctx, mask=mask, fast=fast)  # (B, T_q, D)
+    mha.head_mask = torch.ones(H, dtype=torch.float64)
+    ones, _, _ = mha(x, ctx, mask=mask, fast=fast)
+    assert torch.equal(ones, full)
+    # head h's term of the output: its d_k columns of the concatenation times W_O's
+    q, k, v = mha.project(x, ctx)  # (B, H, T, d_k)
+    heads, _ = scaled_dot_product_attention(q, k, v, mask)  # (B, H, T_q, d_k)
+    d_k = D // H
+    for h in range(H):
+        mha.head_mask = torch.ones(H, dtype=torch.float64)
+        mha.head_mask[h] = 0.0
+        ablated, _, _ = mha(x, ctx, mask=mask, fast=fast)  # (B, T_q, D)
+        W_o_h = mha.W_o.weight[:, h * d_k : (h + 1) * d_k]  # (D, d_k): W_O^h
+        term = heads[:, h] @ W_o_h.T  # (B, T_q, D): head_h W_O^h
+        torch.testing.assert_close(ablated, full - term, rtol=1e-10, atol=1e-12)
+    mha.head_mask = torch.zeros(H, dtype=torch.float64)  # every head off: the bias
+    none, _, _ = mha(x, ctx, mask=mask, fast=fast)
+    torch.testing.assert_close(none, mha.W_o.bias.expand_as(none))

@@ -9,11 +9,14 @@ A residual connection, x + f(x), makes the identity the default (f = 0).
 two switches: ``residual=False`` drops the "x +" of both sub-layers, ``ffn=False`` drops the
 feed-forward sub-layer. With both on it equals :class:`EncoderLayer` (tested).
 ``ablation_experiment`` trains a stack of them on the chapter's sorting task.
+``head_ablation`` removes the heads of a trained model one at a time (Michel et al., 2019).
 
 Shape legend: B batch, T length, D model width, H heads.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import torch
 from torch import Tensor, nn
@@ -23,7 +26,7 @@ from course_lib.transformer.attention import MultiHeadAttention
 from course_lib.transformer.layers import FeedForward
 from course_lib.transformer.train import SortStack, sort_batches
 
-__all__ = ["AblationLayer", "ablation_experiment"]
+__all__ = ["AblationLayer", "ablation_experiment", "head_ablation"]
 
 
 class AblationLayer(nn.Module):
@@ -99,3 +102,38 @@ def ablation_experiment(
         "loss": hist.step_loss,
         "n_params": sum(p.numel() for p in model.parameters()),
     }
+
+
+@torch.no_grad()
+def head_ablation(
+    model: nn.Module, loss: Callable[[], Tensor | float]
+) -> tuple[float, dict[str, Tensor]]:
+    """What each attention head of a trained model costs when it is removed.
+
+    For every ``MultiHeadAttention`` of ``model`` and every head h, sets the module's
+    ``head_mask`` to ones with a 0 at h (head_h W_O^h leaves the output, Vaswani et al.,
+    eq. 4), calls ``loss()`` (in eval mode) and subtracts the loss with every head (Michel
+    et al., 2019, ablate heads this way). Returns (the full model's loss, {module name,
+    e.g. "encoder.0.self_attn": the (H,) increases of the loss}). Masks are removed after.
+    """
+    was_training = model.training
+    model.eval()
+    modules = {
+        n: m for n, m in model.named_modules() if isinstance(m, MultiHeadAttention)
+    }
+    try:
+        base = float(loss())
+        costs = {}
+        for name, mha in modules.items():
+            row = torch.zeros(mha.n_heads)  # (H,)
+            for h in range(mha.n_heads):
+                mha.head_mask = torch.ones(mha.n_heads)
+                mha.head_mask[h] = 0.0
+                row[h] = float(loss()) - base
+            mha.head_mask = None
+            costs[name] = row
+    finally:
+        for mha in modules.values():
+            mha.head_mask = None
+        model.train(was_training)
+    return base, costs

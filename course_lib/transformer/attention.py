@@ -70,6 +70,10 @@ class MultiHeadAttention(nn.Module):
         d_model: D, the model width; n_heads: H, which must divide D.
         dropout: on the attention weights (training only).
         fast: default for ``forward``: use ``F.scaled_dot_product_attention`` (no weights).
+
+    ``head_mask`` (None, or a float tensor (H,)) scales each head's output before the
+    concatenation: 1 keeps head h, 0 removes its term head_h W_O^h from the output (an
+    ablation, Michel et al., 2019); None, the default, is a mask of ones.
     """
 
     def __init__(
@@ -101,6 +105,7 @@ class MultiHeadAttention(nn.Module):
         else:
             self.W_qkv = nn.Linear(d_model, 3 * d_model, bias=bias, device=device)
         self.W_o = nn.Linear(d_model, d_model, bias=bias, device=device)
+        self.head_mask: Tensor | None = None  # (H,): see the class docstring
 
     def split_heads(self, x: Tensor) -> Tensor:
         """(B, T, D) -> (B, H, T, d_k): a ``view`` (no copy), then a transpose."""
@@ -179,6 +184,8 @@ class MultiHeadAttention(nn.Module):
         if self.training and self.dropout > 0:
             weights = F.dropout(weights, self.dropout)  # (B, H, T_q, T_k)
             heads = weights @ v  # (B, H, T_q, d_k)
+        if self.head_mask is not None:  # an ablation: head h's output times mask[h]
+            heads = heads * self.head_mask.to(heads).view(-1, 1, 1)  # (B, H, T_q, d_k)
         concat = self.merge_heads(heads)  # (B, T_q, D): Concat(head_1, ..., head_H)
         return self.W_o(concat), weights, (k, v)  # (B, T_q, D)
 
@@ -187,6 +194,8 @@ class MultiHeadAttention(nn.Module):
         check_mask(mask, q.size(-2), k.size(-2))
         p = self.dropout if self.training else 0.0  # dropout on the weights
         out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p)
+        if self.head_mask is not None:
+            out = out * self.head_mask.to(out).view(-1, 1, 1)  # (B, H, T_q, d_k)
         return self.W_o(self.merge_heads(out)), None, (k, v)  # (B, T_q, D)
 
 
