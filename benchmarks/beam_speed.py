@@ -23,7 +23,7 @@ import torch
 from course_lib import seed_everything
 from course_lib.data.synthetic import date_splits
 from course_lib.seq2seq import Seq2Seq, Seq2SeqConfig, train_seq2seq
-from course_lib.translation import (
+from course_lib.seq2seq.translation import (
     build_vocab,
     encode_batch,
     make_batches,

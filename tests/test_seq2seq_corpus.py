@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from course_lib.seq2seq.corpus import tatoeba_splits
-from course_lib.translation import build_vocab, tokenize
+from course_lib.seq2seq.translation import build_vocab, tokenize
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -17,7 +17,12 @@ from course_lib.seq2seq import (
     teacher_forced,
     token_log_probs,
 )
-from course_lib.translation import SPECIALS, encode_batch, translate, translate_ids
+from course_lib.seq2seq.translation import (
+    SPECIALS,
+    encode_batch,
+    translate,
+    translate_ids,
+)
 
 V_SRC, V_TGT, EOS = 9, 6, 3
 

@@ -5,13 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from course_lib.transformer import Transformer, TransformerConfig
-from course_lib.transformer.train import (
-    noam_lambda,
-    stack_experiment,
-    train_translation,
-)
-from course_lib.translation import (
+from course_lib.seq2seq.translation import (
     BOS,
     EOS,
     PAD,
@@ -19,6 +13,12 @@ from course_lib.translation import (
     make_batches,
     tokenize,
     translate,
+)
+from course_lib.transformer import Transformer, TransformerConfig
+from course_lib.transformer.train import (
+    noam_lambda,
+    stack_experiment,
+    train_translation,
 )
 
 

@@ -1,4 +1,4 @@
-"""dependency_arcs (course_lib.viz_dependency): arcs above, gold arcs below, the colours of
+"""dependency_arcs (course_lib.parsing.draw): arcs above, gold arcs below, the colours of
 right and wrong arcs, words without a head yet, bad input."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from matplotlib.colors import to_rgba
 
 from course_lib.parsing import LECTURE_EVAL_EXAMPLE as EV
-from course_lib.viz_dependency import CORRECT, WRONG_HEAD, WRONG_LABEL, dependency_arcs
+from course_lib.parsing.draw import CORRECT, WRONG_HEAD, WRONG_LABEL, dependency_arcs
 
 
 def test_predicted_arcs_above_gold_below_coloured_by_correctness():

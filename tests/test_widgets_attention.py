@@ -196,7 +196,7 @@ def test_browser_switches_maps_candidates_sentences_offline(tmp_path, monkeypatc
 
 def test_translation_example_packs_the_beam_and_ibm_alignments(live):
     from course_lib.seq2seq import Seq2Seq, Seq2SeqConfig, train_ibm_model1
-    from course_lib.translation import build_vocab
+    from course_lib.seq2seq.translation import build_vocab
     from course_lib.widgets.attention import translation_example
 
     pairs = [(["the", "cat"], ["le", "chat"]), (["a", "cat"], ["un", "chat"])]

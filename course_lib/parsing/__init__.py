@@ -6,7 +6,8 @@ RIGHT-ARC), ``projectivity`` (well-formed and projective trees), ``oracle`` (the
 transitions), ``state`` (many configurations as arrays), ``features`` (the 48 features),
 ``model`` (the classifier), ``batch_parser`` (greedy parsing), ``evaluation`` (UAS, LAS),
 ``train`` (oracle examples and ``train_parser``); ``cues`` measures what informs an
-attachment (distance, intervening material, bilexical affinities) on a treebank.
+attachment (distance, intervening material, bilexical affinities) on a treebank; ``draw``
+draws a tree as arcs (the static figure).
 """
 
 from course_lib.parsing.batch_parser import (

@@ -7,7 +7,7 @@ attentive LSTM decoder, fixed-context variant; decoded by :mod:`course_lib.decod
 ``scoring`` (log P(y|x) and attention of given outputs),
 ``train`` (the loss, the loop), ``error_analysis`` (search or model error? quality by source
 length), ``corpus`` (Tatoeba and Multi30k splits). Batching and translation are shared with
-Chapter 8 in :mod:`course_lib.translation`.
+Chapter 8 in :mod:`course_lib.seq2seq.translation`.
 """
 
 from course_lib.seq2seq.attention import (

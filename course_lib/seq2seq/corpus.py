@@ -13,7 +13,7 @@ import random
 from dataclasses import dataclass
 
 from course_lib.data import translation_pairs
-from course_lib.translation import tokenize
+from course_lib.seq2seq.translation import tokenize
 
 __all__ = ["TranslationSplits", "multi30k_splits", "tatoeba_splits"]
 

@@ -22,7 +22,7 @@ from course_lib.decoding import ALPHA, Hypothesis, normalised_score
 from course_lib.seq2seq.bleu import corpus_bleu
 from course_lib.seq2seq.model import Seq2Seq
 from course_lib.seq2seq.scoring import sequence_log_prob
-from course_lib.translation import encode_batch, translate_ids
+from course_lib.seq2seq.translation import encode_batch, translate_ids
 
 __all__ = [
     "BeamError",

@@ -1,6 +1,6 @@
 r"""The loss and the training loop of the encoder-decoder. Chapter 7.
 
-The batches come from :func:`course_lib.translation.make_batches` (shared with Chapter 8).
+The batches come from :func:`course_lib.seq2seq.translation.make_batches` (shared with Chapter 8).
 The loss is the lecture's: the mean over target tokens of −log P(y_t | y_<t, x) under
 teacher forcing, padding excluded.
 Shape letters: B batch, S source length, T target length (with <bos> and <eos>), V vocabulary.
@@ -15,8 +15,8 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from course_lib.seq2seq.model import Seq2Seq
+from course_lib.seq2seq.translation import Batch
 from course_lib.training import History, fit
-from course_lib.translation import Batch
 
 __all__ = ["seq2seq_loss", "train_seq2seq"]
 

@@ -22,7 +22,9 @@ from course_lib.transformer.train import train_translation
 
 __all__ = ["copy_batch", "length_experiment"]
 
-_FIRST = 4  # ids 0-3 are <pad>, <unk>, <bos>, <eos>, as in course_lib.translation
+_FIRST = (
+    4  # ids 0-3 are <pad>, <unk>, <bos>, <eos>, as in course_lib.seq2seq.translation
+)
 _BOS, _EOS = 2, 3
 
 

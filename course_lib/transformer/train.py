@@ -1,7 +1,7 @@
 """Training the Transformer: data to batches, the warm-up schedule, fitting, translating. Chapter 8.
 
 CS224N lecture 8. Sentences are tokenised, numbered and batched exactly as in Chapter 7, by
-:mod:`course_lib.translation` (``make_batches``; ``translate`` decodes either model).
+:mod:`course_lib.seq2seq.translation` (``make_batches``; ``translate`` decodes either model).
 Training uses ``course_lib.training.fit`` with Adam and the warm-up schedule of
 Vaswani et al. (2017, eq. 3): linear warm-up, then decay as 1/√step.
 
@@ -18,11 +18,11 @@ from collections.abc import Callable, Sequence
 import torch
 from torch import Tensor, nn
 
+from course_lib.seq2seq.translation import Batch
 from course_lib.training import History, fit
 from course_lib.transformer.layers import EncoderLayer
 from course_lib.transformer.model import Transformer
 from course_lib.transformer.positional import SinusoidalPositionalEncoding
-from course_lib.translation import Batch
 
 __all__ = [
     "SortStack",
@@ -63,7 +63,7 @@ def train_translation(
 ) -> History:
     """Train with Adam(β = 0.9, 0.98) and the warm-up schedule peaking at ``lr``.
 
-    batches: (src, src_lens, tgt) triples from :func:`course_lib.translation.make_batches`
+    batches: (src, src_lens, tgt) triples from :func:`course_lib.seq2seq.translation.make_batches`
     (a function giving each epoch's shuffled batches, or a list). Returns the
     :class:`History` of ``course_lib.training.fit``.
     """

@@ -21,7 +21,7 @@ import numpy as np
 from course_lib.data import Vocab
 from course_lib.decoding import ALPHA
 from course_lib.seq2seq import IBMModel1, Seq2Seq, teacher_forced
-from course_lib.translation import encode_batch, translate_ids
+from course_lib.seq2seq.translation import encode_batch, translate_ids
 from course_lib.widgets.base import to_jsonable
 
 __all__ = ["attention_candidate", "attention_example", "translation_example"]

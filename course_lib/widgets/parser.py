@@ -8,7 +8,7 @@ dependency arc diagram (SVG) with the gold tree below for comparison, and a sele
 chooses the sentence. With a kernel, a text box parses a new sentence (``word/UPOS`` tokens);
 it is hidden in ``html`` mode. Front end: ``js/parser.js``.
 
-``static_figure`` draws the final tree with ``course_lib.viz_dependency.dependency_arcs``
+``static_figure`` draws the final tree with ``course_lib.parsing.draw.dependency_arcs``
 above a table of the states.
 
 Size legend (the traits hold JSON lists, not tensors): n words per sentence, positions
@@ -30,8 +30,8 @@ from course_lib.parsing import (
     oracle_trace,
     parse_one,
 )
+from course_lib.parsing.draw import dependency_arcs
 from course_lib.parsing.evaluation import attachment_scores
-from course_lib.viz_dependency import dependency_arcs
 from course_lib.widgets.base import js_path
 from course_lib.widgets.stepper import SteppedRecords
 
