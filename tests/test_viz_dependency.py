@@ -28,3 +28,18 @@ def test_no_head_yet_draws_no_arc_and_bad_input():
         dependency_arcs(["a", "b"], [0])
     with pytest.raises(ValueError, match="gold_heads needs 2"):
         dependency_arcs(["a", "b"], [0, 1], gold_heads=[0])
+
+
+def test_phrase_tree_puts_each_phrase_over_its_words():
+    from course_lib.parsing import LECTURE_EXAMPLE
+    from course_lib.parsing.draw import LECTURE_PHRASES, phrase_tree, tree_leaves
+
+    assert tree_leaves(LECTURE_PHRASES) == list(LECTURE_EXAMPLE["words"])
+    ax = phrase_tree(LECTURE_PHRASES, title="I ate fish")
+    at = {t.get_text(): t.get_position() for t in ax.texts}
+    assert [at[w][0] for w in ("I", "ate", "fish")] == [0, 1, 2]
+    assert at["S"][1] == 4 and at["VP"][0] == (at["VBD"][0] + at["NP"][0]) / 2
+    assert len(ax.lines) == 9  # one line per parent-child pair: 10 nodes, 9 edges
+    plt.close(ax.figure)
+    with pytest.raises(ValueError, match="at least one child"):
+        phrase_tree(("S",))

@@ -16,7 +16,16 @@ from matplotlib.axes import Axes
 from matplotlib.patches import PathPatch
 from matplotlib.path import Path
 
-__all__ = ["CORRECT", "GOLD", "WRONG_HEAD", "WRONG_LABEL", "dependency_arcs"]
+__all__ = [
+    "CORRECT",
+    "GOLD",
+    "LECTURE_PHRASES",
+    "WRONG_HEAD",
+    "WRONG_LABEL",
+    "dependency_arcs",
+    "phrase_tree",
+    "tree_leaves",
+]
 
 CORRECT, WRONG_LABEL, WRONG_HEAD, GOLD = "#2e7d32", "#ef6c00", "#c62828", "#8c959f"
 
@@ -106,3 +115,71 @@ def dependency_arcs(
     if title:
         ax.set_title(title, fontsize=10)
     return ax
+
+
+PhraseTree = tuple  # (label, child, ...): a child is a subtree or a word (str)
+
+# The lecture's first sentence as phrase structure (Penn Treebank labels), beside the
+# dependency tree of LECTURE_EXAMPLE: S → NP VP, VP → V NP.
+LECTURE_PHRASES: PhraseTree = ("S", ("NP", ("PRP", "I")), ("VP", ("VBD", "ate"), ("NP", ("NN", "fish"))))  # fmt: skip
+
+
+def tree_leaves(tree: PhraseTree | str) -> list[str]:
+    """The words of a phrase-structure tree, left to right."""
+    if isinstance(tree, str):
+        return [tree]
+    return [w for child in tree[1:] for w in tree_leaves(child)]
+
+
+def phrase_tree(
+    tree: PhraseTree, ax: Axes | None = None, *, title: str | None = None
+) -> Axes:
+    """Draw a phrase-structure (constituency) tree: words on a line, each phrase above the
+    words it spans, joined to its parts. tree: ``(label, child, ...)``, a child a subtree
+    or a word, e.g. :data:`LECTURE_PHRASES`. Returns the Axes. Chapter 4.
+    """
+    _check_tree(tree)
+    words = tree_leaves(tree)
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        _, ax = plt.subplots(figsize=(max(3.0, 0.9 * len(words)), 3.0))
+    next_word = iter(range(len(words)))
+    depth = _height(tree)
+
+    def place(node: PhraseTree | str, level: int) -> tuple[float, float]:
+        """Draw ``node`` and below it; return where its label sits (x, y)."""
+        if isinstance(node, str):
+            x = float(next(next_word))
+            ax.text(x, 0, node, ha="center", va="center", fontsize=10)
+            return x, 0.0
+        spots = [place(child, level + 1) for child in node[1:]]
+        x, y = sum(s[0] for s in spots) / len(spots), float(depth - level)
+        for cx, cy in spots:
+            ax.plot([x, cx], [y - 0.15, cy + 0.15], color="#57606a", lw=1)
+        ax.text(x, y, node[0], ha="center", va="center", fontsize=10,
+                fontweight="bold", color="#0550ae")  # fmt: skip
+        return x, y
+
+    place(tree, 0)
+    ax.set_xlim(-0.7, len(words) - 0.3)
+    ax.set_ylim(-0.4, depth + 0.4)
+    ax.axis("off")
+    if title:
+        ax.set_title(title, fontsize=10)
+    return ax
+
+
+def _height(node: PhraseTree | str) -> int:
+    return 0 if isinstance(node, str) else 1 + max(_height(c) for c in node[1:])
+
+
+def _check_tree(node: object) -> None:
+    if isinstance(node, str):
+        return
+    if not (isinstance(node, tuple) and len(node) >= 2 and isinstance(node[0], str)):
+        raise ValueError(
+            f"a phrase is a tuple (label, child, ...) with at least one child; got {node!r}"
+        )
+    for child in node[1:]:
+        _check_tree(child)
