@@ -1,6 +1,7 @@
 """What every test module shares: the widget-mode fixtures and the Hypothesis profile.
 
-``live`` and ``html`` set ``COURSE_WIDGET_MODE`` for one test. The browser harness is
+``live`` and ``html`` set ``COURSE_WIDGET_MODE`` for one test; ``browser`` is one offline
+Chromium page for a whole test module (the book's page tests). The browser harness is
 ``widget_browser.py`` (an offline Chromium page, and ``unsuppressed_controls``, the check
 that JupyterLab leaves every control's keys alone); the JupyterLab one is ``live_lab.py``.
 
@@ -33,3 +34,12 @@ def live(monkeypatch):
 def html(monkeypatch):
     """Widgets in html mode (kernel-free bundles), as the book builds them."""
     monkeypatch.setenv("COURSE_WIDGET_MODE", "html")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """An offline headless Chromium page (``widget_browser.offline_page``) for one module."""
+    from widget_browser import offline_page
+
+    with offline_page() as opened:
+        yield opened

@@ -5,16 +5,18 @@ package driving that same binary (no browser download). Missing either is a fail
 not a skip: the book's widgets are only known to work if this runs.
 
 ``write_widget_page`` writes widgets' html-mode bundles into one standalone page;
-``offline_page`` opens a Playwright page that lets only file:, blob: and data: URLs
-(plus the URL prefixes it is given, e.g. a local JupyterLab) through and records every
-request, every blocked one, every WebSocket and every error; ``assert_offline``, the end of
-every browser test, checks that nothing left the machine and no page error happened.
+``BOOK_HTML`` is where the built book is; ``offline_page`` opens a Playwright page that
+lets only file:, blob: and data: URLs (plus the URL prefixes it is given, e.g. a local
+JupyterLab) through and records every request, every blocked one, every WebSocket and every
+error; ``assert_offline``, the end of every browser test, checks that nothing left the
+machine and no page error happened.
 Imported by the tests as a plain module (``from widget_browser import ...``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import pathlib
 import shutil
 from collections.abc import Iterator
@@ -24,6 +26,13 @@ from typing import Any
 import pytest
 
 CHROMIUM = "/usr/bin/chromium"
+# The built book the page tests read (tests/book): ``make book-check`` builds it here.
+BOOK_HTML = pathlib.Path(
+    os.environ.get(
+        "COURSE_BOOK_HTML",
+        pathlib.Path(__file__).resolve().parents[1] / "_build" / "html",
+    )
+)
 FLAGS = [  # Playwright starts Chromium headless itself: it gets FLAGS[1:]
     "--headless",
     "--no-sandbox",

@@ -8,16 +8,16 @@ render.
 
 from __future__ import annotations
 
-import os
 import re
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 import yaml
+from widget_browser import BOOK_HTML
 
 ROOT = Path(__file__).resolve().parents[2]
-HTML = Path(os.environ.get("COURSE_BOOK_HTML", ROOT / "_build" / "html"))
+HTML = BOOK_HTML
 LOADING = {  # tag -> attributes whose URL the browser fetches by itself
     "script": ("src",),
     "img": ("src", "srcset"),

@@ -8,18 +8,14 @@ Run by ``make book-check`` after the build; the harness is ``tests/widget_browse
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
-
-# tests/, where the browser harness lives
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from widget_browser import offline_page  # noqa: E402
+from widget_browser import BOOK_HTML, offline_page
 
 ROOT = Path(__file__).resolve().parents[2]
-HTML = ROOT / "_build" / "html"
+HTML = BOOK_HTML
 SHOTS = ROOT / "_build" / "screenshots"
 WIDTHS = {"desktop": (1280, 900), "phone": (390, 844)}
 

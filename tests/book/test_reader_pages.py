@@ -19,17 +19,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
-sys.path.insert(0, str(ROOT / "tests"))
 import page_metrics  # noqa: E402
-from widget_browser import offline_page  # noqa: E402
+from widget_browser import BOOK_HTML  # noqa: E402
 
-HTML = ROOT / "_build" / "html"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with offline_page() as opened:
-        yield opened
+HTML = BOOK_HTML
 
 
 @pytest.mark.parametrize("name", page_metrics.chapters())
