@@ -259,7 +259,10 @@ def _execute_one(path: str, timeout: int) -> tuple[str, float, str | None]:
     result = single_nb_execution(
         nb, cwd=str(Path(path).parent), timeout=timeout, allow_errors=False
     )
-    error = None if result.err is None else f"{type(result.err).__name__}"
+    error = None
+    if result.err is not None:  # the error's name, and its last lines: the failing cell
+        tail = "\n".join(str(result.err).strip().splitlines()[-12:])
+        error = f"{type(result.err).__name__}\n{tail}"
     return nbformat.writes(nb), result.time, error
 
 
