@@ -23,6 +23,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from course_lib.data.batching import length_groups, length_mask, pad_with_lengths
 from course_lib.rnn.stacked import RecurrentNet
 from course_lib.training import evaluating
 
@@ -70,24 +71,15 @@ def labelled_batches(
         raise ValueError(f"batch_size must be an int >= 1; got {batch_size!r}")
     g = torch.Generator().manual_seed(seed)
     n = len(pairs)
-    order = torch.randperm(n, generator=g).tolist() if shuffle else range(n)
-    encoded = [  # (position, label, ids)
-        (i, pairs[i][0], (encode(pairs[i][1]) or [pad_id])[:max_len]) for i in order
-    ]
-    window = batch_size * 50
+    order = torch.randperm(n, generator=g).tolist() if shuffle else None
+    ids = [(encode(sentence) or [pad_id])[:max_len] for _, sentence in pairs]
     batches = []
-    for w in range(0, len(encoded), window):
-        chunk = sorted(encoded[w : w + window], key=lambda p: len(p[2]))
-        for i in range(0, len(chunk), batch_size):
-            part = chunk[i : i + batch_size]
-            T = max(len(ids) for _, _, ids in part)
-            tokens = torch.full((len(part), T), pad_id, dtype=torch.long)  # (B, T)
-            for r, (_, _, ids) in enumerate(part):
-                tokens[r, : len(ids)] = torch.tensor(ids)
-            lengths = torch.tensor([len(ids) for _, _, ids in part])  # (B,)
-            labels = torch.tensor([y for _, y, _ in part])  # (B,)
-            index = torch.tensor([j for j, _, _ in part])  # (B,)
-            batches.append(LabelledBatch(tokens, lengths, labels, index))
+    for group in length_groups(
+        [len(x) for x in ids], batch_size, order=order, window=batch_size * 50
+    ):
+        tokens, lengths = pad_with_lengths([ids[i] for i in group], pad_id)  # (B, T)
+        labels = torch.tensor([pairs[i][0] for i in group])  # (B,)
+        batches.append(LabelledBatch(tokens, lengths, labels, torch.tensor(group)))
     if shuffle:
         batches = [batches[i] for i in torch.randperm(len(batches), generator=g)]
     return batches
@@ -130,7 +122,7 @@ class AveragedVectors(nn.Module):
 
     def forward(self, tokens: Tensor, lengths: Tensor) -> Tensor:
         """tokens (B, T), lengths (B,) -> logits (B, C)."""
-        real = torch.arange(tokens.size(1), device=tokens.device) < lengths[:, None]
+        real = length_mask(lengths, tokens.size(1))  # (B, T)
         e = self.embed(tokens) * real[..., None]  # (B, T, D), zero at padding
         h = e.sum(1) / lengths[:, None].to(e.dtype)  # (B, D)
         return self.out(self.dropout(h))  # (B, C)

@@ -27,6 +27,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch import Tensor
 
+from course_lib.data.batching import length_mask, pad, pad_with_lengths
 from course_lib.embeddings._common import Device, check_positive_int, describe
 from course_lib.embeddings.word2vec import _reduce
 
@@ -110,14 +111,9 @@ def huffman_tree(counts: Tensor, *, device: Device = None) -> HuffmanTree:
             node = parent[node]
             points.append(node - V)
         paths.append((codes[::-1], points[::-1]))
-    L = max(len(c) for c, _ in paths)
-    code_t = torch.zeros(V, L, dtype=torch.long)  # (V, L)
-    point_t = torch.zeros(V, L, dtype=torch.long)  # (V, L)
-    lengths = torch.tensor([len(c) for c, _ in paths])  # (V,)
-    for w, (c, p) in enumerate(paths):
-        code_t[w, : len(c)] = torch.tensor(c)
-        point_t[w, : len(p)] = torch.tensor(p)
-    mask = torch.arange(L)[None, :] < lengths[:, None]  # (V, L)
+    code_t, lengths = pad_with_lengths([c for c, _ in paths])  # (V, L), (V,)
+    point_t = pad([p for _, p in paths])  # (V, L)
+    mask = length_mask(lengths, code_t.size(1))  # (V, L)
     return HuffmanTree(code_t, point_t, lengths, mask).to(device)
 
 

@@ -22,6 +22,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from course_lib.data.batching import pad
 from course_lib.decoding import greedy_decode
 from course_lib.pretraining.common import at_least_float32
 from course_lib.pretraining.masked_lm import IGNORE
@@ -61,13 +62,7 @@ def encode_pairs(
         seq = prompt + out
         rows.append(seq)
         labels.append([IGNORE] * (len(prompt) - 1) + out + [IGNORE])
-    T = max(map(len, rows))
-    tokens = torch.full((len(rows), T), pad_id, dtype=torch.long)  # (B, T)
-    target = torch.full((len(rows), T), IGNORE, dtype=torch.long)  # (B, T)
-    for i, (r, lab) in enumerate(zip(rows, labels, strict=True)):
-        tokens[i, : len(r)] = torch.tensor(r)
-        target[i, : len(r)] = torch.tensor(lab)
-    return PairBatch(tokens, target)
+    return PairBatch(pad(rows, pad_id), pad(labels, IGNORE))  # (B, T) each
 
 
 def pair_loss(model: nn.Module, batch: PairBatch) -> Tensor:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
+from course_lib.data.batching import length_mask
 from course_lib.rnn.cell import torch_parameters
 from course_lib.rnn.gru import GRUCell, SimplifiedGRUCell
 from course_lib.rnn.lstm import LSTMCell
@@ -206,7 +207,7 @@ class RecurrentNet(nn.Module):
                 f"lengths must lie in 1..T = 1..{T} (sequences of length 0 cannot "
                 f"be run); got min {int(lengths.min())}, max {int(lengths.max())}"
             )
-        return lengths, torch.arange(T, device=x.device) < lengths[:, None]  # (B, T)
+        return lengths, length_mask(lengths, T)  # (B, T)
 
     def _direction(
         self,

@@ -32,6 +32,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
+from course_lib.data.batching import length_groups, pad
 from course_lib.data.treebank import Sentence
 from course_lib.data.vocab import Vocab
 from course_lib.training import evaluating
@@ -160,8 +161,6 @@ def tagging_batches(
     order changes every epoch and each word appearing once in training becomes ``<unk>`` with
     probability ``word_dropout`` (seeded, so two runs see the same batches).
     """
-    if batch_size < 1:
-        raise ValueError(f"batch_size must be >= 1; got {batch_size}")
     if any(len(s) == 0 for s in sentences):
         raise ValueError(
             "every sentence needs at least one word; got an empty sentence"
@@ -176,16 +175,11 @@ def tagging_batches(
         )
         for s in sentences
     ]
-    order = sorted(range(len(enc)), key=lambda i: len(enc[i][0]))
-    groups = [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
+    groups = length_groups([len(e[0]) for e in enc], batch_size)
     counts = v.words.counts
     rare = {i for i, w in enumerate(v.words.tokens) if counts.get(w, 0) == 1}
-    unk, pad = v.words.unk_index, v.words.index(PAD)
+    unk, pad_id = v.words.unk_index, v.words.index(PAD)
     rng = random.Random(seed)
-
-    def pad_ids(rows: list[list[int]], value: int) -> Tensor:
-        T = max(len(r) for r in rows)
-        return torch.tensor([r + [value] * (T - len(r)) for r in rows])  # (B, T)
 
     def batches() -> Iterator[Batch]:
         chosen = rng.sample(groups, len(groups)) if shuffle else groups
@@ -198,11 +192,11 @@ def tagging_batches(
                         if w in rare and rng.random() < word_dropout:
                             ws[j] = unk
             yield (
-                pad_ids(words, pad),  # (B, T)
-                pad_ids([r[1] for r in rows], pad),  # (B, T)
-                pad_ids([r[2] for r in rows], pad),  # (B, T)
+                pad(words, pad_id),  # (B, T)
+                pad([r[1] for r in rows], pad_id),  # (B, T)
+                pad([r[2] for r in rows], pad_id),  # (B, T)
                 torch.tensor([len(r[0]) for r in rows]),  # (B,)
-                pad_ids([r[3] for r in rows], IGNORE),  # (B, T)
+                pad([r[3] for r in rows], IGNORE),  # (B, T)
             )
 
     return batches

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor
 
+from course_lib.data.batching import length_mask, pad_with_lengths
 from course_lib.seq2seq.model import Seq2Seq
 from course_lib.training import evaluating
 
@@ -34,12 +35,8 @@ def _targets(model: Seq2Seq, targets, finished, device) -> tuple[Tensor, Tensor]
     ]
     if any(len(o) == 0 for o in outs):
         raise ValueError("an unfinished target needs at least one token")
-    width = max(len(o) for o in outs)
-    y_out = torch.full((len(outs), width), cfg.pad_id, dtype=torch.long, device=device)
-    for b, o in enumerate(outs):
-        y_out[b, : len(o)] = torch.tensor(o, device=device)  # (B, T)
+    y_out, lens = pad_with_lengths(outs, cfg.pad_id, device=device)  # (B, T), (B,)
     bos = torch.full((len(outs), 1), cfg.bos_id, dtype=torch.long, device=device)
-    lens = torch.tensor([len(o) for o in outs], device=device)  # (B,)
     return torch.cat([bos, y_out[:, :-1]], dim=1), y_out, lens  # (B, T) each
 
 
@@ -52,7 +49,7 @@ def _forced(model: Seq2Seq, src: Tensor, src_lens: Tensor, targets, finished):
     with evaluating(model):
         logits, weights = model(src, src_lens, y_in)  # (B, T, V), (B, T, S)
     logp = logits.log_softmax(-1).double().gather(2, y_out[:, :, None]).squeeze(2)
-    real = torch.arange(y_out.size(1), device=src.device)[None, :] < lens[:, None]
+    real = length_mask(lens, y_out.size(1))  # (B, T)
     return logp * real, lens, weights  # (B, T), (B,), (B, T, S)
 
 

@@ -22,6 +22,7 @@ import torch
 from torch import Tensor
 
 from course_lib.data import Vocab
+from course_lib.data.batching import length_groups, pad, pad_with_lengths
 from course_lib.decoding import ALPHA, Hypothesis, beam_search, greedy_decode
 from course_lib.training import evaluating
 
@@ -85,19 +86,13 @@ def encode_batch(
     Without targets, tgt is an empty (B, 0) tensor. Empty source sentences are an error.
     """
     _check_sources(sources)
-    lens = torch.tensor([len(s) for s in sources])  # (B,)
-    src = torch.full((len(sources), int(lens.max())), PAD, dtype=torch.long)  # (B, S)
-    for b, s in enumerate(sources):
-        src[b, : len(s)] = torch.tensor(src_vocab.encode(s))
+    src, lens = pad_with_lengths([src_vocab.encode(s) for s in sources], PAD)  # (B, S)
     if targets is None:
         tgt = torch.zeros(len(sources), 0, dtype=torch.long)  # (B, 0)
     else:
         if tgt_vocab is None or len(targets) != len(sources):
             raise ValueError("targets need tgt_vocab and one target per source")
-        ids = [[BOS, *tgt_vocab.encode(t), EOS] for t in targets]
-        tgt = torch.full((len(ids), max(map(len, ids))), PAD, dtype=torch.long)
-        for b, t in enumerate(ids):
-            tgt[b, : len(t)] = torch.tensor(t)  # (B, T)
+        tgt = pad([[BOS, *tgt_vocab.encode(t), EOS] for t in targets], PAD)  # (B, T)
     return src.to(device), lens.to(device), tgt.to(device)
 
 
@@ -112,22 +107,20 @@ def make_batches(
     seed: int = 0,
 ) -> Callable[[], list[Batch]]:
     """A function returning one epoch of batches (for ``fit``): sentences sorted by source
-    length into batches, the batch order shuffled each epoch (seeded, so reproducible)."""
-    if not isinstance(batch_size, int) or batch_size < 1:
-        raise ValueError(f"batch_size must be an int >= 1; got {batch_size!r}")
+    length into batches (:func:`~course_lib.data.batching.length_groups`), the batch order
+    shuffled each epoch (seeded, so reproducible)."""
     if len(sources) != len(targets) or not sources:
         raise ValueError(
             f"need as many targets as sources (> 0): {len(sources)}, {len(targets)}"
         )
-    order = sorted(range(len(sources)), key=lambda i: (len(sources[i]), i))
     batches = [
         encode_batch(
-            [sources[i] for i in order[k : k + batch_size]],
-            [targets[i] for i in order[k : k + batch_size]],
+            [sources[i] for i in group],
+            [targets[i] for i in group],
             src_vocab,
             tgt_vocab,
         )
-        for k in range(0, len(order), batch_size)
+        for group in length_groups([len(s) for s in sources], batch_size)
     ]
     rng = random.Random(seed)
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
+from course_lib.data.batching import length_mask
+
 
 def _padded_targets(targets: Tensor, target_lengths: Tensor, blank: int) -> Tensor:
     """Targets as (B, S) with the blank in every padding position.
@@ -32,8 +34,8 @@ def _padded_targets(targets: Tensor, target_lengths: Tensor, blank: int) -> Tens
             rows, batch_first=True, padding_value=blank
         )[:-1]  # (B, max S)
     if targets.dim() == 2 and targets.size(0) == target_lengths.size(0):
-        valid = torch.arange(targets.size(1), device=targets.device)
-        targets = targets.masked_fill(valid >= target_lengths[:, None], blank)
+        real = length_mask(target_lengths.to(targets.device), targets.size(1))
+        targets = targets.masked_fill(~real, blank)  # (B, S), padding → blank
     return targets
 
 
@@ -60,9 +62,7 @@ def _check_ctc(log_probs, targets, input_lengths, target_lengths, blank) -> None
         raise ValueError(f"input_lengths must lie in 0..T = 0..{T}")
     if (target_lengths < 0).any() or (target_lengths > targets.size(1)).any():
         raise ValueError(f"target_lengths must lie in 0..S = 0..{targets.size(1)}")
-    valid = (
-        torch.arange(targets.size(1), device=targets.device) < target_lengths[:, None]
-    )
+    valid = length_mask(target_lengths.to(targets.device), targets.size(1))  # (B, S)
     used = targets[valid]
     if ((used < 0) | (used >= C) | (used == blank)).any():
         raise ValueError(

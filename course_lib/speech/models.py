@@ -19,6 +19,7 @@ import torch
 from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
+from course_lib.data.batching import length_mask
 from course_lib.rnn.stacked import RecurrentNet
 
 __all__ = ["CTCRecognizer", "DigitClassifier", "TriggerDetector", "conv_output_lengths"]
@@ -119,10 +120,10 @@ class CTCRecognizer(nn.Module):
 
     def _front_end(self, x: Tensor, lengths: Tensor) -> Tensor:
         """Both convolutions; padding is zeroed before each (as at the edges)."""
-        x = x * (torch.arange(x.size(1), device=x.device) < lengths[:, None])[..., None]
+        x = x * length_mask(lengths, x.size(1))[..., None]  # (B, T, M)
         z = torch.relu(self.conv1(x.transpose(1, 2)))  # (B, channels, T / s)
         n1 = conv_output_lengths(lengths, self.kernel, self.stride)  # (B,)
-        z = z * (torch.arange(z.size(-1), device=z.device) < n1[:, None])[:, None]
+        z = z * length_mask(n1, z.size(-1))[:, None]  # (B, channels, T / s)
         return torch.relu(self.conv2(z)).transpose(1, 2)  # (B, Y, channels)
 
     def forward(self, x: Tensor, lengths: Tensor) -> tuple[Tensor, Tensor]:

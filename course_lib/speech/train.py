@@ -18,6 +18,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from course_lib.data.batching import length_groups, pad, pad_with_lengths
 from course_lib.runtime import one_thread
 from course_lib.speech.ctc import ctc_loss
 from course_lib.speech.features import log_mel
@@ -57,8 +58,7 @@ def normalise(frames: Tensor) -> Tensor:
 
 def pad_batch(frames: Sequence[Tensor]) -> tuple[Tensor, Tensor]:
     """Zero-pad (T_b, M) frames into (B, T, M); returns it and the lengths (B,)."""
-    lengths = torch.tensor([len(f) for f in frames])
-    return nn.utils.rnn.pad_sequence(list(frames), batch_first=True), lengths
+    return pad_with_lengths(frames, 0)
 
 
 def spec_augment(
@@ -78,10 +78,7 @@ def spec_augment(
 
 def length_batches(lengths: Sequence[int], batch_size: int, seed: int | None = None):
     """Index batches of similar lengths; shuffled (seeded) when ``seed`` is given."""
-    order = np.argsort(np.asarray(lengths), kind="stable")
-    batches = [
-        order[i : i + batch_size].tolist() for i in range(0, len(order), batch_size)
-    ]
+    batches = length_groups(lengths, batch_size)
     if seed is not None:
         np.random.default_rng(seed).shuffle(batches)
     return batches
@@ -181,9 +178,7 @@ def train_ctc(
 
     def make(fs, ys):
         x, lengths = pad_batch(fs)
-        targets = nn.utils.rnn.pad_sequence(
-            [torch.tensor(y) for y in ys], batch_first=True
-        )
+        targets = pad(ys)  # (B, S)
         return x, lengths, targets, torch.tensor([len(y) for y in ys])
 
     def loss(m, batch):
