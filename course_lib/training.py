@@ -123,6 +123,7 @@ def fit(
     device: torch.device | str | None = None,
     scheduler: Any | None = None,
     on_step: Callable[[], None] | None = None,
+    max_steps: int | None = None,
     progress: bool = True,
     desc: str = "train",
 ) -> History:
@@ -139,11 +140,17 @@ def fit(
         valid: batches for a validation loss after every epoch.
         scheduler: stepped after every update (a learning-rate schedule).
         on_step: called after every update, e.g. ``lambda: average.update_parameters(model)``.
+        max_steps: stop after this many updates in all; the epoch under way ends there (its
+            mean loss and validation cover the steps it took).
     """
     if epochs < 1:
         raise ValueError(f"epochs must be >= 1, got {epochs}")
     if clip_norm is not None and clip_norm <= 0:
         raise ValueError(f"clip_norm must be positive or None, got {clip_norm}")
+    if max_steps is not None and (isinstance(max_steps, bool) or max_steps < 1):
+        raise ValueError(
+            f"max_steps must be a positive integer or None, got {max_steps}"
+        )
     history = History()
     start = time.perf_counter()
     model.train()
@@ -188,6 +195,8 @@ def fit(
             total += value
             count += 1
             bar.set_postfix(loss=f"{value:.3f}")
+            if max_steps is not None and len(history.step_loss) >= max_steps:
+                break
         if count == 0:
             raise ValueError(
                 f"epoch {epoch + 1} saw no batches: pass a list, a DataLoader or a function "
@@ -198,6 +207,8 @@ def fit(
             history.valid_loss.append(
                 evaluate(model, valid, loss_fn=loss_fn, device=device)
             )
+        if max_steps is not None and len(history.step_loss) >= max_steps:
+            break
     history.seconds = time.perf_counter() - start
     return history
 

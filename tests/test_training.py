@@ -227,3 +227,34 @@ def test_fit_calls_on_step_after_every_update():
     fit(model, _data(), optimizer=opt, epochs=2, on_step=lambda: calls.append(1),
         progress=False)  # fmt: skip
     assert len(calls) == 2 * len(_data())
+
+
+def test_fit_stops_after_max_steps_within_an_epoch():
+    batches = _data()  # 4 batches an epoch
+    torch.manual_seed(2)
+    model = Linear()
+    torch.manual_seed(2)
+    reference = Linear()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    hist = fit(model, batches, optimizer=opt, epochs=3, max_steps=6, valid=batches,
+               progress=False)  # fmt: skip
+    assert len(hist.step_loss) == 6
+    assert (
+        len(hist.train_loss) == len(hist.valid_loss) == 2
+    )  # the second epoch ends at step 6
+    assert hist.train_loss[1] == pytest.approx(sum(hist.step_loss[4:]) / 2)
+    ref_opt = torch.optim.SGD(reference.parameters(), lr=0.1)
+    for x, y in (batches * 2)[:6]:
+        ref_opt.zero_grad()
+        reference(x, y).backward()
+        ref_opt.step()
+    for p, q in zip(model.parameters(), reference.parameters()):
+        assert torch.equal(p, q)
+
+
+@pytest.mark.parametrize("bad", [0, -1, True])
+def test_fit_rejects_a_max_steps_that_is_not_positive(bad):
+    model = Linear()
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    with pytest.raises(ValueError, match="max_steps must be a positive integer"):
+        fit(model, _data(), optimizer=opt, max_steps=bad, progress=False)

@@ -256,6 +256,8 @@ def train_with_engine(
     """Plain SGD with the engine: θ ← θ − lr · ∂J/∂θ after each batch (params updated in place).
 
     Returns a ``training.History`` (per-step and per-epoch loss, wall time), as ``fit`` does.
+    ``fit`` itself is not used: the engine's ``Value``s are not torch parameters, so no torch
+    optimizer can update them, and the update is the lecture's rule written out.
     """
     if epochs < 1 or not lr > 0:
         raise ValueError(

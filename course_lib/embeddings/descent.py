@@ -88,6 +88,9 @@ def descent_curves(
     shared by the SGD runs, with θ ← θ − α ∇; J(θ) over all pairs is measured ``evals`` + 1
     times, evenly in examples processed. Every run starts from the same tables v_w, u_w drawn
     from N(0, ``init_std``²). Returns one ``DescentCurve`` per run.
+    ``course_lib.training.fit`` is not used: a run is budgeted in examples, not epochs (a
+    batch may wrap around the pairs), and each update is timed alone, without the
+    evaluations of J between them that ``fit``'s wall time would include.
     """
     check_positive_int(vocab_size, "vocab_size")
     check_positive_int(evals, "evals")

@@ -30,6 +30,7 @@ from course_lib.backprop.window_classifier import (
 )
 from course_lib.data.vocab import Vocab
 from course_lib.embeddings._common import Device, check_positive_int, describe
+from course_lib.training import fit
 
 __all__ = ["TaggingResult", "embedding_table", "vector_tagger"]
 
@@ -75,6 +76,18 @@ def embedding_table(
     table = torch.zeros(len(words), E.size(1), dtype=torch.float32)  # (N, D)
     table[found] = E.detach().float().cpu()[torch.tensor(rows, dtype=torch.long)]
     return table, found  # (N, D), (N,)
+
+
+def _epoch_means(step_loss: list[float], n: int, batch_size: int) -> list[float]:
+    """Each epoch's loss per window: the steps' losses weighted by their batch sizes."""
+    sizes = [min(batch_size, n - s) for s in range(0, n, batch_size)]
+    means = []
+    for e in range(0, len(step_loss), len(sizes)):
+        total = 0.0
+        for loss, size in zip(step_loss[e : e + len(sizes)], sizes):
+            total += loss * size
+        means.append(total / n)
+    return means
 
 
 def vector_tagger(
@@ -132,20 +145,16 @@ def vector_tagger(
     model.E.requires_grad_(not freeze)  # frozen: the vectors are what is evaluated
     x, y = make_windows(_lowercased(train), word_vocab, tag_vocab, window, device=dev_)
     gen = torch.Generator().manual_seed(seed)
-    trained = [model.W, model.b, model.U, model.c] + ([] if freeze else [model.E])
-    optimizer = torch.optim.Adam(trained, lr=lr)
-    epoch_loss = []
-    for _ in range(epochs):
+
+    def minibatches() -> list[tuple[Tensor, Tensor]]:  # one epoch, in a fresh order
         order = torch.randperm(len(x), generator=gen).to(dev_)  # (N,)
-        total = 0.0
-        for s in range(0, len(x), batch_size):
-            idx = order[s : s + batch_size]  # (B,)
-            optimizer.zero_grad()
-            loss = model.loss(x[idx], y[idx])  # ()
-            loss.backward()
-            optimizer.step()
-            total += loss.item() * len(idx)
-        epoch_loss.append(total / len(x))
+        return [(x[order[s : s + batch_size]], y[order[s : s + batch_size]])
+                for s in range(0, len(x), batch_size)]  # fmt: skip
+
+    trained = [model.W, model.b, model.U, model.c] + ([] if freeze else [model.E])
+    history = fit(model, minibatches, optimizer=torch.optim.Adam(trained, lr=lr),
+                  epochs=epochs, loss_fn=lambda m, b: m.loss(*b), progress=False)  # fmt: skip
+    epoch_loss = _epoch_means(history.step_loss, len(x), batch_size)
     dev_sents = [(w, [t if t in tag_vocab else tag_vocab.tokens[0] for t in tags])
                  for w, tags in _lowercased(dev)]  # fmt: skip
     xd, yd = make_windows(dev_sents, word_vocab, tag_vocab, window, device=dev_)

@@ -329,6 +329,9 @@ def train_word2vec(
     for CBOW. optimizer: ``"sgd"``, ``"adam"``, or ``"hand"`` (SkipGram only: ``hand_sgd_step``,
     the derived gradients without autograd). The model moves to ``device``; batches follow it.
     Deterministic for a given ``seed`` (it orders the batches; seed the initialisation yourself).
+    ``course_lib.training.fit`` is not used: ``"hand"`` updates without autograd or an
+    optimizer, and the loss is summed on the device and read once an epoch (``fit`` reads
+    it every step, which waits for the device on each of word2vec's many small batches).
     """
     if isinstance(examples, Tensor) and isinstance(model, SkipGram):
         if examples.dim() != 2 or examples.size(1) != 2:

@@ -229,6 +229,9 @@ def pretrain(
     Under ``torch.distributed`` (an initialised process group) the model is wrapped in
     DDP and each rank takes B / world rows of each batch. Returns the global mean loss
     of every step (all ranks agree). ``resume`` continues from ``checkpoint``.
+    ``course_lib.training.fit`` is not used: the loop is nanoGPT's, which the chapter
+    teaches: a DDP-wrapped model, each rank's slice of the global batch, bf16 autocast,
+    the learning rate set per step, the loss averaged over ranks, checkpoints to resume.
     """
     rank, world = _world()
     _check_pretrain(cfg, world, resume, checkpoint)

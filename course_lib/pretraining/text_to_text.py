@@ -15,7 +15,8 @@ Shape legend: B batch, T length, V vocabulary.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import itertools
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import torch
@@ -26,7 +27,7 @@ from course_lib.data.batching import pad
 from course_lib.decoding import greedy_decode
 from course_lib.pretraining.common import at_least_float32
 from course_lib.pretraining.masked_lm import IGNORE
-from course_lib.training import evaluating
+from course_lib.training import evaluating, fit
 
 __all__ = [
     "PairBatch",
@@ -151,29 +152,37 @@ def tune(
     seed: int = 0,
     device: torch.device | str | None = None,
 ) -> TuneHistory:
-    """AdamW on ``model``'s trainable parameters for ``steps`` batches of ``train``;
+    """AdamW on ``model``'s trainable parameters for ``steps`` batches of ``train``
+    (through :func:`~course_lib.training.fit`, gradients clipped to norm 1);
     ``evaluate(model)`` (exact match) every ``eval_every`` steps and at the end."""
     params = [p for p in model.parameters() if p.requires_grad]
     if not params:
         raise ValueError("the model has no trainable parameter")
-    opt = torch.optim.AdamW(params, lr=lr, weight_decay=0.0)
+    if steps < 1 or eval_every < 1:
+        raise ValueError(
+            f"steps and eval_every must be >= 1; got {steps}, {eval_every}"
+        )
     g = torch.Generator().manual_seed(seed)
     history = TuneHistory()
-    model.train()
-    for step in range(1, steps + 1):
-        rows = torch.randint(0, len(train), (batch_size,), generator=g).tolist()
-        batch = encode_pairs(
-            [train[i] for i in rows], encode, sep=sep, eos_id=eos_id, pad_id=pad_id
-        )
-        batch = PairBatch(batch.tokens.to(device), batch.labels.to(device))
-        loss = pair_loss(model, batch)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        nn.utils.clip_grad_norm_(params, 1.0)
-        opt.step()
-        history.loss.append(loss.item())
+    counter = itertools.count(1)
+
+    def batches() -> Iterator[PairBatch]:  # ``steps`` batches drawn with replacement
+        for _ in range(steps):
+            rows = torch.randint(0, len(train), (batch_size,), generator=g).tolist()
+            batch = encode_pairs(
+                [train[i] for i in rows], encode, sep=sep, eos_id=eos_id, pad_id=pad_id
+            )
+            yield PairBatch(batch.tokens.to(device), batch.labels.to(device))
+
+    def after_update() -> None:
+        step = next(counter)
         if step % eval_every == 0 or step == steps:
             history.steps.append(step)
             history.exact_match.append(evaluate(model))
             model.train()
+
+    opt = torch.optim.AdamW(params, lr=lr, weight_decay=0.0)
+    fitted = fit(model, batches, optimizer=opt, loss_fn=pair_loss, clip_norm=1.0,
+                 on_step=after_update, progress=False)  # fmt: skip
+    history.loss = fitted.step_loss
     return history

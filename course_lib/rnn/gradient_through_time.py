@@ -106,6 +106,30 @@ def _add_keep_gate_bias(cell: nn.Module, kind: str, bias: float) -> None:
         cell.bias_ih[block] += sign * bias
 
 
+def _random_cell_setup(
+    kind: str,
+    length: int,
+    hidden: int,
+    inputs: int,
+    batch: int,
+    n_classes: int,
+    seed: int,
+) -> tuple[Tensor, Tensor, nn.Module, nn.Module]:
+    """The seeded float64 inputs x (B, T, D), labels (B,), readout and ``kind`` cell shared
+    by the random-cell gradient measures (the same draws for every kind and length)."""
+    if kind not in CELLS:
+        raise ValueError(f"kind must be one of {list(CELLS)}; got {kind!r}")
+    if not isinstance(length, int) or length < 1:
+        raise ValueError(f"length must be a positive int; got {length!r}")
+    gen = torch.Generator().manual_seed(seed)
+    x = torch.randn(batch, length, inputs, generator=gen, dtype=torch.float64)
+    labels = torch.randint(n_classes, (batch,), generator=gen)  # (B,)
+    torch.manual_seed(seed)
+    readout = nn.Linear(hidden, n_classes, dtype=torch.float64)
+    cell = CELLS[kind](inputs, hidden, dtype=torch.float64)
+    return x, labels, readout, cell
+
+
 def random_rnn_gradients(
     kind: str,
     length: int,
@@ -129,18 +153,9 @@ def random_rnn_gradients(
     Float64; the same seed gives the same inputs, labels and readout for every kind and
     length (inputs x ~ N(0, 1), (B, T, D)), so settings differ only in what the controls change.
     """
-    if kind not in CELLS:
-        raise ValueError(f"kind must be one of {list(CELLS)}; got {kind!r}")
-    if not isinstance(length, int) or length < 1:
-        raise ValueError(f"length must be a positive int; got {length!r}")
-    gen = torch.Generator().manual_seed(seed)
-    x = torch.randn(
-        batch, length, inputs, generator=gen, dtype=torch.float64
-    )  # (B, T, D)
-    labels = torch.randint(n_classes, (batch,), generator=gen)  # (B,)
-    torch.manual_seed(seed)
-    readout = nn.Linear(hidden, n_classes, dtype=torch.float64)
-    cell = CELLS[kind](inputs, hidden, dtype=torch.float64)
+    x, labels, readout, cell = _random_cell_setup(
+        kind, length, hidden, inputs, batch, n_classes, seed
+    )
     scale_recurrent_weights(cell, scale, seed=seed)
     _add_keep_gate_bias(cell, kind, gate_bias)
     return hidden_state_gradients(
@@ -252,15 +267,8 @@ def initial_input_gradient_norms(
     Float64 on the CPU; the same seed gives the same inputs x ~ N(0, 1) (B, T, D), labels,
     readout and draw of the weights for every kind. Returns (T,), entry k for x_{T−k}.
     """
-    if kind not in CELLS:
-        raise ValueError(f"kind must be one of {list(CELLS)}; got {kind!r}")
-    if not isinstance(length, int) or length < 1:
-        raise ValueError(f"length must be a positive int; got {length!r}")
-    gen = torch.Generator().manual_seed(seed)
-    x = torch.randn(batch, length, inputs, generator=gen, dtype=torch.float64)
-    labels = torch.randint(n_classes, (batch,), generator=gen)  # (B,)
-    torch.manual_seed(seed)
-    readout = nn.Linear(hidden, n_classes, dtype=torch.float64)
-    cell = CELLS[kind](inputs, hidden, dtype=torch.float64)
+    x, labels, readout, cell = _random_cell_setup(
+        kind, length, hidden, inputs, batch, n_classes, seed
+    )
     _add_keep_gate_bias(cell, kind, gate_bias)
     return input_gradient_norms(cell, x, readout, labels)

@@ -123,6 +123,9 @@ def train_long_range(
     Stops after ``steps``, after ``max_seconds``, or at the first non-finite loss (a diverged
     run, recorded as inf). Returns ``{"loss": [...], "grad_norm": [...]}`` per step (the
     gradient norm before clipping) and ``"seconds"``, the training's wall time.
+    ``course_lib.training.fit`` is not used: a diverged run is a result here (Chapter 6
+    plots it as inf), where ``fit`` raises at a non-finite loss, and a run stops on a
+    wall-clock budget.
     """
     if optimizer not in ("adam", "sgd"):
         raise ValueError(f"optimizer must be 'adam' or 'sgd'; got {optimizer!r}")

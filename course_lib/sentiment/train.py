@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 
 import torch
@@ -11,7 +12,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from course_lib.sentiment.batches import LabelledBatch
-from course_lib.training import evaluating
+from course_lib.training import evaluating, fit
 
 # Negation words as SST-2's PTB tokenization writes them ("doesn't" -> "does n't").
 NEGATIONS = frozenset({"not", "n't", "no", "never"})
@@ -82,23 +83,20 @@ def train_classifier(
     max_steps: int | None = None,
     device: torch.device | str | None = None,
 ) -> list[float]:
-    """Adam on cross-entropy for ``epochs`` passes; ``batches(epoch)`` gives each
-    epoch's (shuffled) batches. Returns the loss of every step."""
+    """AdamW on cross-entropy for ``epochs`` passes (through :func:`~course_lib.training.fit`,
+    gradients clipped to norm 5); ``batches(epoch)`` gives each epoch's (shuffled) batches.
+    Stops after ``max_steps`` updates when given. Returns the loss of every step."""
     if epochs < 1:
         raise ValueError(f"epochs must be >= 1; got {epochs}")
     params = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.AdamW(params, lr=lr, weight_decay=weight_decay)
-    losses: list[float] = []
-    model.train()
-    for epoch in range(epochs):
-        for b in batches(epoch):
-            logits = model(b.tokens.to(device), b.lengths.to(device))  # (B, C)
-            loss = F.cross_entropy(logits, b.labels.to(device))
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            nn.utils.clip_grad_norm_(params, 5.0)
-            opt.step()
-            losses.append(loss.item())
-            if max_steps is not None and len(losses) >= max_steps:
-                return losses
-    return losses
+    epoch = itertools.count()
+
+    def classification_loss(model: nn.Module, b: LabelledBatch) -> Tensor:
+        logits = model(b.tokens.to(device), b.lengths.to(device))  # (B, C)
+        return F.cross_entropy(logits, b.labels.to(device))
+
+    history = fit(model, lambda: batches(next(epoch)), optimizer=opt, epochs=epochs,
+                  loss_fn=classification_loss, clip_norm=5.0, max_steps=max_steps,
+                  progress=False)  # fmt: skip
+    return history.step_loss

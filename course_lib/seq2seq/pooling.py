@@ -13,10 +13,10 @@ Shape letters: Q queries, K keys (training points).
 
 from __future__ import annotations
 
-import math
-
 import torch
 from torch import Tensor, nn
+
+from course_lib.training import fit
 
 __all__ = [
     "ParametricKernelRegression",
@@ -111,26 +111,25 @@ def train_kernel_width(
 
     Each training point is a query whose keys are all the *other* points (with itself
     among the keys, w would grow without bound and the kernel memorise the noise).
+    One full batch an epoch, through :func:`~course_lib.training.fit`.
     Returns the model and the loss of each epoch.
     """
     n = x_train.numel()
     if n < 2:
         raise ValueError(f"need at least 2 training points; got {n}")
     model = ParametricKernelRegression(width).to(x_train.device)
-    opt = torch.optim.SGD(model.parameters(), lr=lr)
     others = ~torch.eye(n, dtype=torch.bool, device=x_train.device)  # (K, K)
     keys = x_train[None, :].expand(n, n)[others].view(n, n - 1)  # (K, K-1)
     vals = y_train[None, :].expand(n, n)[others].view(n, n - 1)  # (K, K-1)
-    losses = []
-    for _ in range(epochs):
-        diff = x_train[:, None] - keys  # (K, K-1)
+
+    def leave_one_out(model: ParametricKernelRegression, batch) -> Tensor:
+        queries, keys, vals, targets = batch
+        diff = queries[:, None] - keys  # (K, K-1)
         weights = torch.softmax(-0.5 * (diff * model.w) ** 2, dim=-1)  # (K, K-1)
         pred = (weights * vals).sum(-1)  # (K,)
-        loss = 0.5 * ((pred - y_train) ** 2).mean()
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        losses.append(float(loss.detach()))
-        if not math.isfinite(losses[-1]):
-            raise FloatingPointError("the kernel-width loss diverged; lower lr")
-    return model, losses
+        return 0.5 * ((pred - targets) ** 2).mean()
+
+    opt = torch.optim.SGD(model.parameters(), lr=lr)
+    history = fit(model, [(x_train, keys, vals, y_train)], optimizer=opt,
+                  epochs=epochs, loss_fn=leave_one_out, progress=False)  # fmt: skip
+    return model, history.step_loss
