@@ -4,7 +4,8 @@ gpt (decoder-only, KV cache, decoded by :mod:`course_lib.decoding`), causal_lm (
 perplexity per token and per word), masked_lm (BERT's 15 % / 80-10-10), encoder (BERT-style
 encoder, classification head), span_corruption (T5), prefix (prefix tuning, head-only),
 induction (does a model copy from its context: the repeated-random-tokens test),
-text_to_text ("input -> output" tasks for a LM), distributed (the torchrun-ready loop,
+text_to_text ("input -> output" tasks for a LM), word_pieces (one vector per word from its
+pieces, a linear probe), distributed (the torchrun-ready loop,
 checkpoints), launch (its command line). Built from :mod:`course_lib.transformer`'s layers.
 """
 
@@ -53,6 +54,13 @@ from course_lib.pretraining.text_to_text import (
     pair_loss,
     tune,
 )
+from course_lib.pretraining.word_pieces import (
+    POOLINGS,
+    linear_probe,
+    pool_pieces,
+    word_features,
+    words_to_pieces,
+)
 
 __all__ = [
     "GPT",
@@ -66,6 +74,7 @@ __all__ = [
     "GPTState",
     "HeadOnly",
     "LMScore",
+    "POOLINGS",
     "MaskedBatch",
     "PairBatch",
     "PrefixTuning",
@@ -79,6 +88,7 @@ __all__ = [
     "eval_blocks",
     "exact_match",
     "freeze",
+    "linear_probe",
     "load_checkpoint",
     "lr_at",
     "mask_tokens",
@@ -86,6 +96,7 @@ __all__ = [
     "noise_counts",
     "pair_loss",
     "prefix_attention",
+    "pool_pieces",
     "pretrain",
     "random_blocks",
     "random_spans_noise_mask",
@@ -96,4 +107,6 @@ __all__ = [
     "span_corrupt",
     "trainable_count",
     "tune",
+    "word_features",
+    "words_to_pieces",
 ]
