@@ -12,6 +12,7 @@ from course_lib.transformer import (
     SinusoidalPositionalEncoding,
     shift_matrix,
     sinusoidal_encoding,
+    sinusoidal_steps,
     wavelengths,
 )
 
@@ -24,6 +25,48 @@ def test_sinusoidal_matches_closed_form():
             angle = t / 10000 ** (2 * i / D)
             assert pe[t, 2 * i].item() == pytest.approx(math.sin(angle), abs=1e-12)
             assert pe[t, 2 * i + 1].item() == pytest.approx(math.cos(angle), abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("T", "D", "offset", "base"),
+    [(4, 6, 0, 10000.0), (1, 2, 0, 10000.0), (7, 16, 3, 100.0), (12, 8, 500, 10000.0)],
+)
+def test_sinusoidal_steps_against_a_double_loop(T, D, offset, base):
+    steps = sinusoidal_steps(T, D, base=base, offset=offset)
+    shapes = {name: tuple(value.shape) for name, value in steps._asdict().items()}
+    half = (T, D // 2)
+    assert shapes == dict(
+        positions=(T, 1),
+        omega=(1, D // 2),
+        angles=half,
+        sin=half,
+        cos=half,
+        table=(T, D),
+    )
+    assert all(value.dtype == torch.float64 for value in steps)
+    loop = torch.zeros(T, D, dtype=torch.float64)
+    for row, t in enumerate(range(offset, offset + T)):
+        for i in range(D // 2):
+            angle = t / base ** (2 * i / D)
+            assert steps.angles[row, i].item() == pytest.approx(angle, rel=1e-14)
+            loop[row, 2 * i], loop[row, 2 * i + 1] = math.sin(angle), math.cos(angle)
+    torch.testing.assert_close(steps.table, loop, rtol=0, atol=1e-12)
+    assert torch.equal(steps.table[:, 0::2], steps.sin)  # interleaved: even columns sin
+    assert torch.equal(steps.table[:, 1::2], steps.cos)  # odd columns cos
+    assert torch.equal(steps.angles, steps.positions * steps.omega)
+    encoding = sinusoidal_encoding(T, D, base=base, offset=offset, dtype=torch.float64)
+    assert torch.equal(steps.table, encoding)
+    assert torch.equal(
+        steps.table.float(), sinusoidal_encoding(T, D, base=base, offset=offset)
+    )
+
+
+def test_sinusoidal_steps_checks_its_inputs():
+    with pytest.raises(ValueError, match="length and offset"):
+        sinusoidal_steps(-1, 4)
+    with pytest.raises(ValueError, match="even int"):
+        sinusoidal_steps(4, 5)
+    assert sinusoidal_steps(0, 4).table.shape == (0, 4)
 
 
 def test_offset_and_other_base():

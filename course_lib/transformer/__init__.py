@@ -18,8 +18,10 @@ from course_lib.transformer.model import DecodeState, Transformer, TransformerCo
 from course_lib.transformer.positional import (
     LearnedPositionalEncoding,
     SinusoidalPositionalEncoding,
+    SinusoidSteps,
     shift_matrix,
     sinusoidal_encoding,
+    sinusoidal_steps,
     wavelengths,
 )
 
@@ -30,6 +32,7 @@ __all__ = [
     "FeedForward",
     "LearnedPositionalEncoding",
     "MultiHeadAttention",
+    "SinusoidSteps",
     "SinusoidalPositionalEncoding",
     "Transformer",
     "TransformerConfig",
@@ -40,5 +43,6 @@ __all__ = [
     "scaled_dot_product_attention",
     "shift_matrix",
     "sinusoidal_encoding",
+    "sinusoidal_steps",
     "wavelengths",
 ]

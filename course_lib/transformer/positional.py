@@ -17,6 +17,7 @@ Shape legend: B batch, T length, D model width (d_model).
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import torch
 from torch import Tensor, nn
@@ -26,7 +27,9 @@ __all__ = [
     "frequencies",
     "SinusoidalPositionalEncoding",
     "shift_matrix",
+    "SinusoidSteps",
     "sinusoidal_encoding",
+    "sinusoidal_steps",
     "wavelengths",
 ]
 
@@ -52,6 +55,48 @@ def wavelengths(d_model: int, base: float = 10000.0) -> Tensor:
     return 2 * math.pi / frequencies(d_model, base)  # (D/2,)
 
 
+def _check_positions(length: int, offset: int) -> None:
+    if length < 0 or offset < 0:
+        raise ValueError(f"length and offset must be >= 0; got {length}, {offset}")
+
+
+class SinusoidSteps(NamedTuple):
+    """What ``sinusoidal_steps`` computes on the way to the table, in that order."""
+
+    positions: Tensor  # (T, 1) float64: t = offset … offset + T − 1, a column
+    omega: Tensor  # (1, D/2) float64: ω_i = base^(-2i/D), a row
+    angles: Tensor  # (T, D/2): t·ω_i, the column times the row, broadcast
+    sin: Tensor  # (T, D/2): sin(t·ω_i), the table's even columns 2i
+    cos: Tensor  # (T, D/2): cos(t·ω_i), the table's odd columns 2i + 1
+    table: Tensor  # (T, D): sin and cos interleaved, float64
+
+
+def sinusoidal_steps(
+    length: int,
+    d_model: int,
+    *,
+    base: float = 10000.0,
+    offset: int = 0,
+    device: torch.device | str | None = None,
+) -> SinusoidSteps:
+    """The table of Vaswani et al. (2017, §3.5) in steps, by broadcasting.
+
+    PE(t, 2i) = sin(t ω_i), PE(t, 2i+1) = cos(t ω_i): a (T, 1) column of positions
+    times a (1, D/2) row of frequencies is the (T, D/2) grid of every t·ω_i, each size-1
+    axis repeated to the other's length. Sin and cos are interleaved, not concatenated:
+    column 2i is sin(t ω_i), column 2i + 1 its cos. In float64.
+    """
+    _check_positions(length, offset)
+    t = torch.arange(offset, offset + length, dtype=torch.float64, device=device)
+    positions = t[:, None]  # (T,) -> (T, 1)
+    omega = frequencies(d_model, base, device)[None, :]  # (D/2,) -> (1, D/2)
+    angles = positions * omega  # (T, 1) * (1, D/2) -> (T, D/2)
+    sin, cos = angles.sin(), angles.cos()  # (T, D/2) each
+    pairs = torch.stack([sin, cos], dim=-1)  # (T, D/2, 2): [sin, cos] of each i
+    table = pairs.reshape(length, d_model)  # (T, D): columns sin_0, cos_0, sin_1, …
+    return SinusoidSteps(positions, omega, angles, sin, cos, table)
+
+
 def sinusoidal_encoding(
     length: int,
     d_model: int,
@@ -64,15 +109,10 @@ def sinusoidal_encoding(
     """The sinusoidal table of Vaswani et al. (2017, §3.5): (T, D), rows t = offset … offset+T−1.
 
     PE(t, 2i) = sin(t ω_i), PE(t, 2i+1) = cos(t ω_i), ω_i = base^(-2i/D). Computed in
-    float64 and cast, so long positions stay accurate.
+    float64 and cast, so long positions stay accurate (the steps: ``sinusoidal_steps``).
     """
-    if length < 0 or offset < 0:
-        raise ValueError(f"length and offset must be >= 0; got {length}, {offset}")
-    omega = frequencies(d_model, base, device)  # (D/2,)
-    t = torch.arange(offset, offset + length, dtype=torch.float64, device=device)
-    angles = t[:, None] * omega[None, :]  # (T, D/2)
-    pe = torch.stack([angles.sin(), angles.cos()], dim=-1)  # (T, D/2, 2)
-    return pe.reshape(length, d_model).to(dtype)  # (T, D), sin/cos interleaved
+    steps = sinusoidal_steps(length, d_model, base=base, offset=offset, device=device)
+    return steps.table.to(dtype)  # (T, D), sin/cos interleaved
 
 
 def shift_matrix(k: int, d_model: int, *, base: float = 10000.0) -> Tensor:
