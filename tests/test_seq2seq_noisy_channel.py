@@ -188,7 +188,7 @@ def test_bad_inputs_raise_clear_errors():
         nc.decode("le chat")
     with pytest.raises(ValueError, match="empty"):
         nc.score([], ["the"])
-    with pytest.raises(ValueError, match="over limit"):
+    with pytest.raises(ValueError, match="choices in the lattice, over limit"):
         nc.decode_exhaustive(["le"] * 7, k=3, limit=100)
     with pytest.raises(ValueError, match="empty"):
         train_sentence_lm([])

@@ -35,6 +35,7 @@ C candidate English words of the sentence, V the LM's vocabulary, S Model 1's En
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -175,7 +176,8 @@ class NoisyChannel:
         return ["", *words], choices, t, t_null, bigram
 
     def decode(self, f: Sequence[str], *, k: int = 4, beam: int = 8) -> Scored:
-        """ê of eq. (1) by a monotone beam search over the lattice of :meth:`candidates`."""
+        """ê of eq. (1) by a monotone beam search over the lattice of :meth:`candidates`:
+        the best sentence among the ``beam`` kept, with its log P(f | e) and log P(e)."""
         f = _check_search(f, k, beam)
         words, choices, t, t_null, bigram = self._lattice(f, k)
         paths, s = [()], t_null[None]  # N paths; (N, m) Σ_i t(f_j | e_i) so far
@@ -201,22 +203,19 @@ class NoisyChannel:
     ) -> Scored:
         """ê of eq. (1) over every sentence of the lattice, each scored by :meth:`score`.
 
-        The reference for :meth:`decode`: (k + 1)^m choices, at most ``limit`` distinct
-        sentences.
+        The reference for :meth:`decode`: all Π_j K_j choices (k^m, or (k + 1)^m with
+        ``drop``), at most ``limit`` of them.
         """
         f = _check_search(f, k, 1)
         cands = self.candidates(f, k)
-        sentences = sorted(
-            {
-                tuple(w for w in pick if w is not None)
-                for pick in itertools.product(*cands)
-            }
-        )
-        if len(sentences) > limit:
+        n_choices = math.prod(len(c) for c in cands)
+        if n_choices > limit:
             raise ValueError(
-                f"{len(sentences)} sentences in the lattice, over limit={limit}; "
+                f"{n_choices} choices in the lattice, over limit={limit}; "
                 "lower k or decode with the beam"
             )
+        picks = itertools.product(*cands)
+        sentences = sorted({tuple(w for w in p if w is not None) for p in picks})
         return max((self.score(f, e) for e in sentences), key=lambda s: s.total)
 
 
