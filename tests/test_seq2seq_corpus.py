@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from course_lib.seq2seq.corpus import tatoeba_splits
+from course_lib.seq2seq.corpus import reverse_references, tatoeba_splits
 from course_lib.seq2seq.translation import build_vocab, tokenize
 
 REPO = Path(__file__).resolve().parents[1]
@@ -44,3 +44,12 @@ def test_tokenize_and_vocab_specials():
         tokenize(["a"])
     with pytest.raises(ValueError, match="must be >= 1"):
         tatoeba_splits(n_dev=0)
+
+
+def test_reverse_references_turns_every_reference_into_a_source(splits):
+    toy = [(["a"], [["x"], ["y"]]), (["b"], [["x"]]), (["a"], [["x"]])]
+    assert reverse_references(toy) == [(["x"], [["a"], ["b"]]), (["y"], [["a"]])]
+    back = reverse_references(splits.dev)
+    assert sum(len(r) for _, r in back) >= len({tuple(s) for s, _ in splits.dev})
+    pairs = {(tuple(s), tuple(r)) for s, refs in splits.dev for r in refs}
+    assert pairs == {(tuple(e), tuple(f)) for f, refs in back for e in refs}

@@ -1,6 +1,7 @@
 """Sequence-to-sequence models and machine translation: Chapter 7 (CS224N lecture 7).
 
-``bleu`` (BLEU, sacrebleu-equal), ``ibm_model1`` (alignment by EM), ``pooling``
+``bleu`` (BLEU, sacrebleu-equal), ``ibm_model1`` (alignment by EM), ``noisy_channel``
+(argmax_e P(f|e) P(e) with Model 1 and a bigram LM, by beam search), ``pooling``
 (Nadaraya-Watson attention pooling), ``attention`` (scoring functions, masked softmax),
 ``attention_cost`` (time and memory as T_x · T_y grows), ``model`` (BiLSTM encoder,
 attentive LSTM decoder, fixed-context variant; decoded by :mod:`course_lib.decoding`),
@@ -27,7 +28,12 @@ from course_lib.seq2seq.bleu import (
     sacrebleu_corpus_bleu,
     sentence_bleu,
 )
-from course_lib.seq2seq.corpus import TranslationSplits, multi30k_splits, tatoeba_splits
+from course_lib.seq2seq.corpus import (
+    TranslationSplits,
+    multi30k_splits,
+    reverse_references,
+    tatoeba_splits,
+)
 from course_lib.seq2seq.error_analysis import (
     BeamError,
     beam_error_analysis,
@@ -36,6 +42,12 @@ from course_lib.seq2seq.error_analysis import (
 )
 from course_lib.seq2seq.ibm_model1 import IBMModel1, train_ibm_model1
 from course_lib.seq2seq.model import DecodeState, Encoded, Seq2Seq, Seq2SeqConfig
+from course_lib.seq2seq.noisy_channel import (
+    NoisyChannel,
+    Scored,
+    lm_log_prob,
+    train_sentence_lm,
+)
 from course_lib.seq2seq.pooling import (
     ParametricKernelRegression,
     average_pooling,
@@ -61,7 +73,9 @@ __all__ = [
     "IBMModel1",
     "LowRankMultiplicativeScore",
     "MultiplicativeScore",
+    "NoisyChannel",
     "ParametricKernelRegression",
+    "Scored",
     "Seq2Seq",
     "Seq2SeqConfig",
     "TranslationSplits",
@@ -73,10 +87,12 @@ __all__ = [
     "bleu_stats",
     "corpus_bleu",
     "kernel_regression_data",
+    "lm_log_prob",
     "make_scorer",
     "masked_softmax",
     "multi30k_splits",
     "nadaraya_watson",
+    "reverse_references",
     "sacrebleu_corpus_bleu",
     "sentence_bleu",
     "seq2seq_loss",
@@ -87,5 +103,6 @@ __all__ = [
     "tatoeba_splits",
     "train_ibm_model1",
     "train_kernel_width",
+    "train_sentence_lm",
     "train_seq2seq",
 ]

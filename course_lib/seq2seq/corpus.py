@@ -15,7 +15,12 @@ from dataclasses import dataclass
 from course_lib.data import translation_pairs
 from course_lib.seq2seq.translation import tokenize
 
-__all__ = ["TranslationSplits", "multi30k_splits", "tatoeba_splits"]
+__all__ = [
+    "TranslationSplits",
+    "multi30k_splits",
+    "reverse_references",
+    "tatoeba_splits",
+]
 
 Pair = tuple[list[str], list[str]]
 Multi = tuple[list[str], list[list[str]]]
@@ -95,3 +100,19 @@ def multi30k_splits(
         [(s, [t]) for s, t in parts["val"][:n_dev]],
         [(s, [t]) for s, t in parts["test_2016_flickr"][:n_test]],
     )
+
+
+def reverse_references(multi: list[Multi]) -> list[Multi]:
+    """A (source, references) split read the other way: each distinct reference becomes
+    a source, whose references are every source it translates, in first-seen order.
+
+    Tatoeba's dev and test sets are split by English sentence; reversed, they score
+    French → English (the noisy channel's direction) against every English original.
+    """
+    out: dict[tuple[str, ...], list[list[str]]] = {}
+    for source, references in multi:
+        for ref in references:
+            back = out.setdefault(tuple(ref), [])
+            if list(source) not in back:
+                back.append(list(source))
+    return [(list(ref), back) for ref, back in out.items()]

@@ -52,6 +52,13 @@ def _check_pairs(pairs: Sequence[tuple[Sequence[str], Sequence[str]]]) -> None:
             )
 
 
+def _check_log_prob(target: Sequence[str], epsilon: float) -> None:
+    if len(target) == 0:
+        raise ValueError("log_prob needs a non-empty target sentence f")
+    if not epsilon > 0:
+        raise ValueError(f"epsilon must be > 0; got {epsilon!r}")
+
+
 @dataclass
 class IBMModel1:
     """A trained Model 1: t(f | e) over the co-occurring word pairs, and the EM history.
@@ -110,13 +117,52 @@ class IBMModel1:
                 f"alignment needs non-empty sentences; got {len(source)} source and "
                 f"{len(target)} target tokens"
             )
+        t = self.t_matrix(source, target)  # (m, l+1)
+        norm = t.sum(-1, keepdim=True)  # (m, 1)
+        post = torch.where(norm > 0, t / norm.clamp_min(1e-300), 1.0 / t.size(1))
+        return post if with_null else post[:, 1:]  # (m, l+1) or (m, l)
+
+    def t_matrix(
+        self, source: Sequence[str], target: Sequence[str], *, floor: float = 0.0
+    ) -> Tensor:
+        """t(f_j | e_i) for the m target words and NULL + the l source words: (m, l+1).
+
+        float64; a pair never seen together has t = 0. A target word this model never
+        saw gets ``floor`` in its whole row (0: the model as trained).
+        """
+        if isinstance(source, str) or isinstance(target, str):
+            raise TypeError("give token lists, not strings (split them)")
+        if not floor >= 0:
+            raise ValueError(f"floor must be >= 0; got {floor!r}")
         src = [NULL, *source]
         t = torch.tensor(
             [[self.prob(f, e) for e in src] for f in target], dtype=torch.float64
-        )  # (m, l+1)
-        norm = t.sum(-1, keepdim=True)  # (m, 1)
-        post = torch.where(norm > 0, t / norm.clamp_min(1e-300), 1.0 / len(src))
-        return post if with_null else post[:, 1:]  # (m, l+1) or (m, l)
+        ).reshape(len(target), len(src))  # (m, l+1)
+        unseen = torch.tensor([f not in self._tgt_index for f in target], dtype=bool)
+        t[unseen] = floor  # (m, l+1)
+        return t
+
+    def log_prob(
+        self,
+        source: Sequence[str],
+        target: Sequence[str],
+        *,
+        epsilon: float = 1.0,
+        floor: float = 0.0,
+    ) -> float:
+        r"""log P(f | e) = log ε − m log(l + 1) + Σ_j log Σ_{i=0..l} t(f_j | e_i).
+
+        Model 1's likelihood of the target f (m ≥ 1 words) given the source e (l ≥ 0
+        words, and NULL) (Brown et al., 1993, section 4.1; Koehn, 2010, section 4.2);
+        with ε = 1, its sum over the training pairs is ``log_likelihoods[-1]``. A target
+        word the model never saw has t = 0 under every e (P = 0, −inf) unless ``floor``
+        (see :meth:`t_matrix`) gives it the same t under every e.
+        """
+        _check_log_prob(target, epsilon)
+        t = self.t_matrix(source, target, floor=floor)  # (m, l+1)
+        m, l_plus_1 = t.shape
+        per_word = t.sum(-1).log()  # (m,) log Σ_i t(f_j | e_i)
+        return math.log(epsilon) - m * math.log(l_plus_1) + float(per_word.sum())
 
     def best_alignment(self, source: Sequence[str], target: Sequence[str]) -> list[int]:
         """Viterbi alignment: for each target word, argmax_i t(f_j | e_i) (0 = NULL)."""
