@@ -68,13 +68,13 @@ def sweep_negatives(
 ) -> list[dict[str, float]]:
     r"""Train SGNS once per number of negatives K and score each run. Chapter 2.
 
-    J = -log σ(u_oᵀv_c) - Σ_{k=1..K} log σ(-u_kᵀv_c) (Mikolov et al., 2013, eq. 4), trained
-    by ``train_sgns`` with ``config`` (gensim's defaults) and ``negatives=K``: one seed, so
-    the same positive pairs for every K. sentences, counts as for ``train_sgns``; ratings:
-    [(word1, word2, rating)] for ``evaluate_similarity``; questions: analogy questions for
-    ``evaluate_analogies`` (None: accuracy nan). Returns one dict per K, in the order of
-    ``ks``: k, spearman, analogy, pairs (positive pairs trained), seconds (training time)
-    and seconds_per_pair.
+    J = -log σ(u_oᵀv_c) - Σ_{k=1..K} log σ(-u_kᵀv_c) (Mikolov et al., 2013, eq. 4),
+    trained by ``train_sgns`` with ``config`` (gensim's defaults) and ``negatives=K``:
+    one seed, so the same positive pairs for every K. sentences, counts as for
+    ``train_sgns``; ratings: [(word1, word2, rating)] for ``evaluate_similarity``;
+    questions: for ``evaluate_analogies`` (None: accuracy nan). Returns one dict per K,
+    in the order of ``ks``: k, spearman, analogy, pairs (positive pairs trained),
+    seconds (training time) and seconds_per_pair.
     """
     base = config or SGNSConfig()
     _check_ks(ks, vocab_counts(counts).numel())
