@@ -62,7 +62,8 @@ __all__ = [
 ]
 
 # Chapter 2 (CS224N lecture 2): negative sampling with subsampling and reduced windows, a fast
-# batched SGNS trainer, hierarchical softmax, GloVe, debiasing.
+# batched SGNS trainer, how many negatives (sweep_negatives), hierarchical softmax, GloVe,
+# debiasing.
 from course_lib.embeddings.debias import (  # noqa: E402
     bias_direction,
     debias,
@@ -100,6 +101,7 @@ from course_lib.embeddings.negative_sampling import (  # noqa: E402
     sgns_loss_and_gradient,
     sgns_sgd_step,
 )
+from course_lib.embeddings.negatives_sweep import sweep_negatives  # noqa: E402
 from course_lib.embeddings.sgns_train import (  # noqa: E402
     SGNSConfig,
     SGNSRun,
@@ -154,6 +156,7 @@ __all__ += [
     "sgns_pairs",
     "sgns_sgd_step",
     "subsample",
+    "sweep_negatives",
     "train_glove",
     "train_sgns",
     "vocab_counts",
