@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 HTML = BOOK_HTML
 SHOTS = ROOT / "_build" / "screenshots"
 WIDTHS = {"desktop": (1280, 900), "phone": (390, 844)}
+JPEG_MAX = 65_500  # libjpeg's JPEG_MAX_DIMENSION
 
 # Elements that stick out of the text column, unless a scrolling ancestor inside it holds them.
 OVERFLOW_JS = """() => {
@@ -110,7 +111,13 @@ def test_page_in_the_browser(name, width):
         unopened = page.evaluate(OPEN_ALL_JS)
         SHOTS.mkdir(parents=True, exist_ok=True)
         shot = SHOTS / f"{name.replace('/', '_')}-{width}.jpg"
-        page.screenshot(path=str(shot), full_page=True, type="jpeg", quality=60)
+        # a JPEG is at most 65,500 pixels a side: a taller page (a long chapter at phone
+        # width with every fold open) is cut there, where Chromium would write an empty file
+        height = min(page.evaluate("document.documentElement.scrollHeight"), JPEG_MAX)
+        clip = dict(x=0, y=0, width=WIDTHS[width][0], height=height)
+        page.screenshot(
+            path=str(shot), full_page=True, clip=clip, type="jpeg", quality=60
+        )
     problems = []  # every check's failure, so that one run shows them all
     if browser.blocked:
         problems.append(f"requests that would leave the machine: {browser.blocked}")
