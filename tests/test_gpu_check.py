@@ -75,3 +75,17 @@ def test_an_error_in_the_code_or_an_assert_inside_a_library_fails(tmp_path):
     assert [e.split(":")[0] for e in outcome.errors] == ["cell 1", "cell 2"]
     assert "AssertionError" in outcome.errors[0] and "NameError" in outcome.errors[1]
     assert "FAILED" in gpu_check.report([outcome])
+
+
+def test_what_a_check_records_stays_out_of_the_books_results(tmp_path):
+    """A gpu check's few-step numbers must not replace a chapter's results, which the
+    Results page reads: the kernel records into gpu_check.RESULTS."""
+    path = notebook(
+        tmp_path / "04_d.ipynb",
+        "from course_lib.results import results_dir\n"
+        f"if results_dir() != __import__('pathlib').Path({str(gpu_check.RESULTS)!r}):\n"
+        "    raise RuntimeError(f'results go to {results_dir()}')",
+    )
+    outcome = gpu_check.run(path, timeout=120)
+    assert outcome.passed, outcome.errors
+    assert gpu_check.RESULTS != ROOT / "_build" / "results"

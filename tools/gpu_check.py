@@ -27,6 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+# What a gpu check records (a few steps' numbers) goes here, never into ``_build/results``,
+# which the Results page reads beside the chapters the book executed.
+RESULTS = ROOT / "_build" / "gpu_check" / "results"
 
 # Injected before a chapter's first cell and after its last: count what the run does.
 START = """\
@@ -117,7 +120,9 @@ def run(path: Path, timeout: int = 1800) -> Outcome:
         "COURSE_GPU_CHECK": "1",
         "COURSE_WIDGET_MODE": "html",
         "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1"),
+        "COURSE_RESULTS_DIR": str(RESULTS),
     }
+    saved = {name: os.environ.get(name) for name in env}
     os.environ.update(env)  # the kernel inherits this process's environment
     client = NotebookClient(
         nb,
@@ -133,6 +138,11 @@ def run(path: Path, timeout: int = 1800) -> Outcome:
     except Exception as err:  # noqa: BLE001 (a dead kernel, a timeout: a failure to report)
         outcome.errors.append(f"{type(err).__name__}: {str(err)[-300:]}")
     outcome.seconds = time.perf_counter() - start
+    for name, value in saved.items():  # this process's environment as it was
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
     last = len(nb.cells) - 1
     for index, cell in enumerate(nb.cells):
         for output in cell.get("outputs", []):
