@@ -8,7 +8,13 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from course_lib.data.batching import length_groups, length_mask, pad, pad_with_lengths
+from course_lib.data.batching import (
+    length_groups,
+    length_mask,
+    pad,
+    pad_with_lengths,
+    shuffled_batches,
+)
 
 
 @st.composite
@@ -97,3 +103,18 @@ def test_pad_rejects_what_is_not_a_batch_of_sequences():
 def test_length_mask_defaults_to_the_longest_length():
     mask = length_mask(torch.tensor([2, 0, 3]))
     assert mask.tolist() == [[True, True, False], [False] * 3, [True] * 3]
+
+
+def test_shuffled_batches_cover_every_row_once_in_a_seeded_order():
+    x = torch.arange(10)[:, None] * 1.0  # (10, 1)
+    y = torch.arange(10)
+    batches = shuffled_batches(x, y, 4, torch.Generator().manual_seed(0))
+    assert [len(b) for b, _ in batches] == [4, 4, 2]
+    rows = torch.cat([b for _, b in batches])
+    order = torch.randperm(10, generator=torch.Generator().manual_seed(0))
+    assert torch.equal(rows, order)  # torch's randperm from the same seed
+    assert all(
+        torch.equal(bx[:, 0].long(), by) for bx, by in batches
+    )  # rows stay paired
+    with pytest.raises(ValueError, match="same rows"):
+        shuffled_batches(x, y[:3], 4, torch.Generator())

@@ -21,7 +21,13 @@ import torch
 from torch import Tensor
 from torch.nn.utils.rnn import pad_sequence
 
-__all__ = ["length_groups", "length_mask", "pad", "pad_with_lengths"]
+__all__ = [
+    "length_groups",
+    "length_mask",
+    "pad",
+    "pad_with_lengths",
+    "shuffled_batches",
+]
 
 
 def length_groups(
@@ -109,3 +115,15 @@ def length_mask(lengths: Tensor, T: int | None = None) -> Tensor:
     if T is None:
         T = int(lengths.max()) if lengths.numel() else 0
     return torch.arange(T, device=lengths.device) < lengths[:, None]  # (B, T)
+
+
+def shuffled_batches(
+    x: Tensor, y: Tensor, batch_size: int, generator: torch.Generator
+) -> list[tuple[Tensor, Tensor]]:
+    """One epoch of (x, y) minibatches of ``batch_size`` rows in a fresh random order drawn
+    from ``generator`` (on the CPU, so a seed gives the same order on every device)."""
+    if len(x) != len(y):
+        raise ValueError(f"x and y must have the same rows; got {len(x)} and {len(y)}")
+    order = torch.randperm(len(x), generator=generator).to(x.device)  # (N,)
+    return [(x[order[s : s + batch_size]], y[order[s : s + batch_size]])
+            for s in range(0, len(x), batch_size)]  # fmt: skip

@@ -28,6 +28,7 @@ from course_lib.backprop.window_classifier import (
     init_params,
     make_windows,
 )
+from course_lib.data.batching import shuffled_batches
 from course_lib.data.vocab import Vocab
 from course_lib.embeddings._common import Device, check_positive_int, describe
 from course_lib.training import fit
@@ -144,16 +145,11 @@ def vector_tagger(
     model = TorchWindowClassifier(cfg, params, device=dev_)
     model.E.requires_grad_(not freeze)  # frozen: the vectors are what is evaluated
     x, y = make_windows(_lowercased(train), word_vocab, tag_vocab, window, device=dev_)
-    gen = torch.Generator().manual_seed(seed)
-
-    def minibatches() -> list[tuple[Tensor, Tensor]]:  # one epoch, in a fresh order
-        order = torch.randperm(len(x), generator=gen).to(dev_)  # (N,)
-        return [(x[order[s : s + batch_size]], y[order[s : s + batch_size]])
-                for s in range(0, len(x), batch_size)]  # fmt: skip
-
+    gen = torch.Generator().manual_seed(seed)  # the order of every epoch's minibatches
     trained = [model.W, model.b, model.U, model.c] + ([] if freeze else [model.E])
-    history = fit(model, minibatches, optimizer=torch.optim.Adam(trained, lr=lr),
-                  epochs=epochs, loss_fn=lambda m, b: m.loss(*b), progress=False)  # fmt: skip
+    history = fit(model, lambda: shuffled_batches(x, y, batch_size, gen),
+                  optimizer=torch.optim.Adam(trained, lr=lr), epochs=epochs,
+                  loss_fn=lambda m, b: m.loss(*b), progress=False)  # fmt: skip
     epoch_loss = _epoch_means(history.step_loss, len(x), batch_size)
     dev_sents = [(w, [t if t in tag_vocab else tag_vocab.tokens[0] for t in tags])
                  for w, tags in _lowercased(dev)]  # fmt: skip

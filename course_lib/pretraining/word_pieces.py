@@ -23,7 +23,7 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
-from course_lib.data.batching import pad
+from course_lib.data.batching import pad, shuffled_batches
 from course_lib.training import evaluating, fit
 
 __all__ = [
@@ -159,12 +159,8 @@ def linear_probe(
         torch.manual_seed(seed)
         probe = nn.Linear(train_x.size(1), n_classes).to(device)  # W, b
 
-    def minibatches() -> list[tuple[Tensor, Tensor]]:
-        order = torch.randperm(len(train_x), generator=gen)  # (N,)
-        return [(train_x[order[s : s + batch_size]], train_y[order[s : s + batch_size]])
-                for s in range(0, len(order), batch_size)]  # fmt: skip
-
-    fit(probe, minibatches, optimizer=torch.optim.Adam(probe.parameters(), lr=lr),
+    batches = lambda: shuffled_batches(train_x, train_y, batch_size, gen)  # noqa: E731
+    fit(probe, batches, optimizer=torch.optim.Adam(probe.parameters(), lr=lr),
         epochs=epochs, loss_fn=lambda m, b: nn.functional.cross_entropy(m(b[0]), b[1]),
         device=device, progress=False)  # fmt: skip
     with torch.no_grad(), evaluating(probe):
