@@ -13,6 +13,7 @@ from course_lib.pretraining import (
     encode_pairs,
     exact_match,
     pair_loss,
+    pair_nll,
     tune,
 )
 
@@ -61,3 +62,28 @@ def test_tune_learns_a_copy_task():
     assert outs == [y for _, y in pairs]
     with pytest.raises(ValueError, match="empty"):
         exact_match(gpt, [], encode, decode, **kw)
+
+
+def test_pair_nll_is_the_mean_over_output_tokens_one_sequence_at_a_time():
+    torch.manual_seed(0)
+    gpt = GPT(GPTConfig(vocab_size=PAD + 1, d_model=16, n_heads=2, d_ff=32,
+                        n_layers=1, max_len=16, dropout=0.0))  # fmt: skip
+    pairs = [("ab", "1"), ("abcde", "1234"), ("c", "98"), ("ij", "0")]
+    kw = dict(sep=">", eos_id=EOS, pad_id=PAD)
+    # the plain definition: each sequence alone, -log P of every output token, summed
+    total, count = 0.0, 0
+    for x, y in pairs:
+        seq = torch.tensor([encode(x + ">") + encode(y) + [EOS]])  # (1, T)
+        logp = torch.log_softmax(gpt(seq).logits[0], -1)  # (T, V)
+        start = len(encode(x + ">")) - 1
+        for t in range(start, seq.size(1) - 1):
+            total -= logp[t, seq[0, t + 1]].item()
+            count += 1
+    for batch_size in (1, 3, 64):  # padding and batching do not change it
+        got = pair_nll(gpt, pairs, encode, batch_size=batch_size, **kw)
+        assert abs(got - total / count) < 1e-5
+    assert gpt.training  # eval mode only inside
+    with pytest.raises(ValueError, match="empty"):
+        pair_nll(gpt, [], encode, **kw)
+    with pytest.raises(ValueError, match="batch_size"):
+        pair_nll(gpt, pairs, encode, batch_size=0, **kw)

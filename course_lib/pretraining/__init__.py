@@ -52,6 +52,7 @@ from course_lib.pretraining.text_to_text import (
     encode_pairs,
     exact_match,
     pair_loss,
+    pair_nll,
     tune,
 )
 from course_lib.pretraining.word_pieces import (
@@ -95,6 +96,7 @@ __all__ = [
     "mlm_objective",
     "noise_counts",
     "pair_loss",
+    "pair_nll",
     "prefix_attention",
     "pool_pieces",
     "pretrain",

@@ -36,6 +36,7 @@ __all__ = [
     "encode_pairs",
     "exact_match",
     "pair_loss",
+    "pair_nll",
     "tune",
 ]
 
@@ -74,6 +75,36 @@ def pair_loss(model: nn.Module, batch: PairBatch) -> Tensor:
         batch.labels.reshape(-1),  # (B·T,)
         ignore_index=IGNORE,
     )
+
+
+@torch.no_grad()
+def pair_nll(
+    model: nn.Module,
+    pairs: Sequence[tuple[str, str]],
+    encode: Encode,
+    *,
+    sep: str,
+    eos_id: int,
+    pad_id: int,
+    batch_size: int = 64,
+    device: torch.device | str | None = None,
+) -> float:
+    """Held-out loss: nats per output token (y and <eos>) over all ``pairs``, each token
+    counted once, -Σ log P(y_t | x, y_<t) / Σ (|y| + 1), teacher-forced in eval mode."""
+    if not pairs:
+        raise ValueError("pairs is empty: nothing to score")
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1; got {batch_size}")
+    total, count = 0.0, 0
+    with evaluating(model):
+        for start in range(0, len(pairs), batch_size):
+            batch = encode_pairs(pairs[start : start + batch_size], encode, sep=sep,
+                                 eos_id=eos_id, pad_id=pad_id)  # fmt: skip
+            n = int((batch.labels != IGNORE).sum())
+            batch = PairBatch(batch.tokens.to(device), batch.labels.to(device))
+            total += float(pair_loss(model, batch)) * n
+            count += n
+    return total / count
 
 
 @torch.no_grad()
