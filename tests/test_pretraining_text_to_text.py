@@ -87,3 +87,23 @@ def test_pair_nll_is_the_mean_over_output_tokens_one_sequence_at_a_time():
         pair_nll(gpt, [], encode, **kw)
     with pytest.raises(ValueError, match="batch_size"):
         pair_nll(gpt, pairs, encode, batch_size=0, **kw)
+
+
+def test_tune_without_an_evaluation_trains_the_same():
+    def run(**evaluation):
+        torch.manual_seed(0)
+        gpt = GPT(GPTConfig(vocab_size=PAD + 1, d_model=16, n_heads=2, d_ff=32,
+                            n_layers=1, max_len=16, dropout=0.0))  # fmt: skip
+        pairs = [("ab", "1"), ("cd", "2"), ("ef", "3")]
+        hist = tune(gpt, pairs, encode=encode, steps=6, batch_size=2, lr=3e-3,
+                    sep=">", eos_id=EOS, pad_id=PAD, **evaluation)  # fmt: skip
+        return hist, gpt
+
+    plain, a = run()
+    scored, b = run(evaluate=lambda m: 0.5, eval_every=3)
+    assert plain.steps == [] and plain.exact_match == []
+    assert scored.steps == [3, 6]
+    assert plain.loss == scored.loss
+    assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters()))
+    with pytest.raises(ValueError, match="together"):
+        run(evaluate=lambda m: 0.5)

@@ -67,13 +67,15 @@ def encode_pairs(
     return PairBatch(pad(rows, pad_id), pad(labels, IGNORE))  # (B, T) each
 
 
-def pair_loss(model: nn.Module, batch: PairBatch) -> Tensor:
-    """Mean cross-entropy of the output tokens: ``model(tokens).logits`` (B, T, V)."""
+def pair_loss(model: nn.Module, batch: PairBatch, reduction: str = "mean") -> Tensor:
+    """Cross-entropy of the output tokens, their mean (or ``reduction="sum"``):
+    ``model(tokens).logits`` (B, T, V)."""
     logits = model(batch.tokens).logits  # (B, T, V)
     return F.cross_entropy(
         at_least_float32(logits.reshape(-1, logits.size(-1))),  # (B·T, V)
         batch.labels.reshape(-1),  # (B·T,)
         ignore_index=IGNORE,
+        reduction=reduction,
     )
 
 
@@ -100,10 +102,9 @@ def pair_nll(
         for start in range(0, len(pairs), batch_size):
             batch = encode_pairs(pairs[start : start + batch_size], encode, sep=sep,
                                  eos_id=eos_id, pad_id=pad_id)  # fmt: skip
-            n = int((batch.labels != IGNORE).sum())
+            count += int((batch.labels != IGNORE).sum())
             batch = PairBatch(batch.tokens.to(device), batch.labels.to(device))
-            total += float(pair_loss(model, batch)) * n
-            count += n
+            total += float(pair_loss(model, batch, reduction="sum"))
     return total / count
 
 
@@ -172,11 +173,11 @@ def tune(
     train: Sequence[tuple[str, str]],
     *,
     encode: Encode,
-    evaluate: Callable[[nn.Module], float],
+    evaluate: Callable[[nn.Module], float] | None = None,
     steps: int,
     batch_size: int,
     lr: float,
-    eval_every: int,
+    eval_every: int | None = None,
     sep: str,
     eos_id: int,
     pad_id: int,
@@ -185,11 +186,13 @@ def tune(
 ) -> TuneHistory:
     """AdamW on ``model``'s trainable parameters for ``steps`` batches of ``train``
     (through :func:`~course_lib.training.fit`, gradients clipped to norm 1);
-    ``evaluate(model)`` (exact match) every ``eval_every`` steps and at the end."""
+    ``evaluate(model)`` (exact match) every ``eval_every`` steps and at the end, if given."""
     params = [p for p in model.parameters() if p.requires_grad]
     if not params:
         raise ValueError("the model has no trainable parameter")
-    if steps < 1 or eval_every < 1:
+    if (evaluate is None) != (eval_every is None):
+        raise ValueError("give evaluate and eval_every together, or neither")
+    if steps < 1 or (eval_every is not None and eval_every < 1):
         raise ValueError(
             f"steps and eval_every must be >= 1; got {steps}, {eval_every}"
         )
@@ -207,7 +210,7 @@ def tune(
 
     def after_update() -> None:
         step = next(counter)
-        if step % eval_every == 0 or step == steps:
+        if evaluate is not None and (step % eval_every == 0 or step == steps):
             history.steps.append(step)
             history.exact_match.append(evaluate(model))
             model.train()
