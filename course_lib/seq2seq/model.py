@@ -123,17 +123,19 @@ class Seq2Seq(nn.Module):
             )
         if int(src_lens.max()) > src.size(1):
             raise ValueError(f"src_lens exceed the padded length {src.size(1)}")
-        emb = self.drop(self.src_embed(src))  # (B, S, E)
+        return self.encode_vectors(self.drop(self.src_embed(src)), src_lens)
+
+    def encode_vectors(self, emb: Tensor, src_lens: Tensor) -> Encoded:
+        """The BiLSTM over input vectors emb (B, S, E): word embeddings here, a speech
+        front end's outputs in Chapter 10's attention recogniser."""
+        S = emb.size(1)
         packed = pack_padded_sequence(
             emb, src_lens.cpu(), batch_first=True, enforce_sorted=False
         )
         out, (h_n, c_n) = self.encoder(packed)  # h_n, c_n: (2, B, H_e)
-        memory, _ = pad_packed_sequence(out, batch_first=True, total_length=src.size(1))
+        memory, _ = pad_packed_sequence(out, batch_first=True, total_length=S)
         # memory: (B, S, C)
-        mask = (
-            torch.arange(src.size(1), device=src.device)
-            < src_lens.to(src.device)[:, None]
-        )
+        mask = torch.arange(S, device=emb.device) < src_lens.to(emb.device)[:, None]
         # mask: (B, S)
         summary = torch.cat([h_n[0], h_n[1]], dim=-1)  # (B, C) [→h_S; ←h_1]
         cells = torch.cat([c_n[0], c_n[1]], dim=-1)  # (B, C)

@@ -22,7 +22,13 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 from course_lib.data.batching import length_mask
 from course_lib.rnn.stacked import RecurrentNet
 
-__all__ = ["CTCRecognizer", "DigitClassifier", "TriggerDetector", "conv_output_lengths"]
+__all__ = [
+    "CTCRecognizer",
+    "DigitClassifier",
+    "StridedFrontEnd",
+    "TriggerDetector",
+    "conv_output_lengths",
+]
 
 
 def conv_output_lengths(lengths: Tensor, kernel: int, stride: int) -> Tensor:
@@ -33,7 +39,7 @@ def conv_output_lengths(lengths: Tensor, kernel: int, stride: int) -> Tensor:
     )
 
 
-def _check_frames(x: Tensor, lengths: Tensor, n_mels: int) -> None:
+def check_frames(x: Tensor, lengths: Tensor, n_mels: int) -> None:
     if not isinstance(x, Tensor) or x.dim() != 3 or x.size(-1) != n_mels:
         raise ValueError(
             f"x must be log-mel frames (B, T, M={n_mels}); got {getattr(x, 'shape', x)}"
@@ -79,7 +85,7 @@ class DigitClassifier(nn.Module):
 
     def forward(self, x: Tensor, lengths: Tensor) -> Tensor:
         """x: (B, T, M), lengths: (B,). Returns logits (B, n_classes)."""
-        _check_frames(x, lengths, self.n_mels)
+        check_frames(x, lengths, self.n_mels)
         out, h = self.rnn(x, lengths)  # (B, T, K·H), zero at padding; (K, B, H)
         if self.pool == "mean":  # the average output over each utterance's frames
             pooled = out.sum(1) / lengths[:, None].to(out.dtype)  # (B, K·H)
@@ -88,7 +94,31 @@ class DigitClassifier(nn.Module):
         return self.out(pooled)  # (B, n_classes)
 
 
-class CTCRecognizer(nn.Module):
+class StridedFrontEnd:
+    """Two strided Conv1D + ReLU layers over log-mel frames, shared by the CTC and the
+    attention recognisers: 10 ms frames become 40 ms steps at stride 2."""
+
+    def _build_front_end(self, n_mels, channels, kernel, stride, device) -> None:
+        self.n_mels, self.kernel, self.stride = n_mels, kernel, stride
+        pad = kernel // 2
+        self.conv1 = nn.Conv1d(n_mels, channels, kernel, stride, pad, device=device)
+        self.conv2 = nn.Conv1d(channels, channels, kernel, stride, pad, device=device)
+
+    def output_lengths(self, lengths: Tensor) -> Tensor:
+        """Output steps per input: two strided convolutions, Y ≈ T / stride²."""
+        once = conv_output_lengths(lengths, self.kernel, self.stride)
+        return conv_output_lengths(once, self.kernel, self.stride)
+
+    def _front_end(self, x: Tensor, lengths: Tensor) -> Tensor:
+        """Both convolutions; padding is zeroed before each (as at the edges)."""
+        x = x * length_mask(lengths, x.size(1))[..., None]  # (B, T, M)
+        z = torch.relu(self.conv1(x.transpose(1, 2)))  # (B, channels, T / s)
+        n1 = conv_output_lengths(lengths, self.kernel, self.stride)  # (B,)
+        z = z * length_mask(n1, z.size(-1))[:, None]  # (B, channels, T / s)
+        return torch.relu(self.conv2(z)).transpose(1, 2)  # (B, Y, channels)
+
+
+class CTCRecognizer(StridedFrontEnd, nn.Module):
     """Conv1D → ReLU → Conv1D → ReLU (each with stride ``stride``) → BiGRU → Linear →
     log-softmax: 10 ms frames become 40 ms steps at the default stride 2."""
 
@@ -104,31 +134,15 @@ class CTCRecognizer(nn.Module):
         device=None,
     ) -> None:
         super().__init__()
-        self.n_mels, self.kernel, self.stride = n_mels, kernel, stride
-        pad = kernel // 2
-        self.conv1 = nn.Conv1d(n_mels, channels, kernel, stride, pad, device=device)
-        self.conv2 = nn.Conv1d(channels, channels, kernel, stride, pad, device=device)
+        self._build_front_end(n_mels, channels, kernel, stride, device)
         self.rnn = nn.GRU(
             channels, hidden, batch_first=True, bidirectional=True, device=device
         )
         self.out = nn.Linear(2 * hidden, n_classes, device=device)
 
-    def output_lengths(self, lengths: Tensor) -> Tensor:
-        """Output steps per input: two strided convolutions, Y ≈ T / stride²."""
-        once = conv_output_lengths(lengths, self.kernel, self.stride)
-        return conv_output_lengths(once, self.kernel, self.stride)
-
-    def _front_end(self, x: Tensor, lengths: Tensor) -> Tensor:
-        """Both convolutions; padding is zeroed before each (as at the edges)."""
-        x = x * length_mask(lengths, x.size(1))[..., None]  # (B, T, M)
-        z = torch.relu(self.conv1(x.transpose(1, 2)))  # (B, channels, T / s)
-        n1 = conv_output_lengths(lengths, self.kernel, self.stride)  # (B,)
-        z = z * length_mask(n1, z.size(-1))[:, None]  # (B, channels, T / s)
-        return torch.relu(self.conv2(z)).transpose(1, 2)  # (B, Y, channels)
-
     def forward(self, x: Tensor, lengths: Tensor) -> tuple[Tensor, Tensor]:
         """x: (B, T, M), lengths: (B,). Returns log-probs (B, Y, C) and lengths (B,)."""
-        _check_frames(x, lengths, self.n_mels)
+        check_frames(x, lengths, self.n_mels)
         z = self._front_end(x, lengths)  # (B, Y, channels)
         out_lengths = self.output_lengths(lengths)  # (B,)
         packed = pack_padded_sequence(

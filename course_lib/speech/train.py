@@ -1,8 +1,9 @@
-"""Features in, trained speech models out: batching and the three training loops. Chapter 10.
+"""Features in, trained speech models out: batching and the four training loops. Chapter 10.
 
 Each loop is ``course_lib.training.fit`` with the chapter's loss: cross-entropy for the
 digit classifier, our from-scratch :func:`~course_lib.speech.ctc.ctc_loss` for the digit
-strings, and per-step binary cross-entropy for the trigger detector. Batches group
+strings, Chapter 7's ``seq2seq_loss`` for the attention recogniser's characters, and
+per-step binary cross-entropy for the trigger detector. Batches group
 utterances of similar length (less padding) and are shuffled each epoch with a seeded
 generator, so a run is repeatable.
 
@@ -20,6 +21,7 @@ from torch import Tensor, nn
 
 from course_lib.data.batching import length_groups, pad, pad_with_lengths
 from course_lib.runtime import one_thread
+from course_lib.seq2seq.train import seq2seq_loss
 from course_lib.speech.ctc import ctc_loss
 from course_lib.speech.features import log_mel
 from course_lib.speech.models import conv_output_lengths
@@ -33,6 +35,7 @@ __all__ = [
     "normalise",
     "pad_batch",
     "spec_augment",
+    "train_attention_recognizer",
     "train_ctc",
     "train_digit_classifier",
     "train_trigger",
@@ -189,6 +192,33 @@ def train_ctc(
     return _fit_one_cycle(
         model, frames, labels, make, loss, lr=lr, epochs=epochs, batch_size=batch_size,
         seed=seed, augment=augment, device=device, progress=progress, desc="ctc",
+    )  # fmt: skip
+
+
+def train_attention_recognizer(
+    model: nn.Module,
+    frames,
+    labels,
+    *,
+    epochs,
+    lr=3e-3,
+    batch_size=32,
+    augment=True,
+    device=None,
+    seed=0,
+    progress=True,
+) -> History:
+    """Chapter 7's loss (``seq2seq_loss``: mean −log P(y_t | y_<t, x) under teacher
+    forcing) on (T, M) utterances and their <bos> … <eos> character ids."""
+
+    def make(fs, ys):
+        x, lengths = pad_batch(fs)
+        return x, lengths, pad(ys)  # (B, T, M), (B,), (B, L) padded with id 0
+
+    return _fit_one_cycle(
+        model, frames, labels, make, seq2seq_loss, lr=lr, epochs=epochs,
+        batch_size=batch_size, seed=seed, augment=augment, device=device,
+        progress=progress, desc="attention",
     )  # fmt: skip
 
 
