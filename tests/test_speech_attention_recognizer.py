@@ -102,3 +102,11 @@ def test_training_fits_a_few_utterances_and_greedy_decoding_reads_them_back():
     out = model(*pad_batch(frames), torch.tensor([[BOS]] * 4))[0]  # (4, 1, V)
     first = F.log_softmax(out[:, 0], -1).argmax(-1)
     assert decode_characters(first.tolist()) == "otsn"
+
+
+def test_an_unknown_training_option_is_named():
+    with pytest.raises(TypeError, match=r"unknown options \['batchsize'\]"):
+        train_attention_recognizer(
+            _model(), [torch.randn(20, 8)], [encode_characters("one")], epochs=1,
+            batchsize=4,
+        )  # fmt: skip

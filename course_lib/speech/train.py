@@ -196,29 +196,24 @@ def train_ctc(
 
 
 def train_attention_recognizer(
-    model: nn.Module,
-    frames,
-    labels,
-    *,
-    epochs,
-    lr=3e-3,
-    batch_size=32,
-    augment=True,
-    device=None,
-    seed=0,
-    progress=True,
+    model: nn.Module, frames, labels, *, epochs, lr=3e-3, **options
 ) -> History:
     """Chapter 7's loss (``seq2seq_loss``: mean −log P(y_t | y_<t, x) under teacher
-    forcing) on (T, M) utterances and their <bos> … <eos> character ids."""
+    forcing) on (T, M) utterances and their <bos> … <eos> character ids. ``options``:
+    ``batch_size`` (32), ``augment`` (True), ``device``, ``seed`` (0), ``progress``, as
+    for :func:`train_ctc`."""
 
     def make(fs, ys):
         x, lengths = pad_batch(fs)
         return x, lengths, pad(ys)  # (B, T, M), (B,), (B, L) padded with id 0
 
+    run = dict(batch_size=32, augment=True, device=None, seed=0, progress=True)
+    unknown = set(options) - set(run)
+    if unknown:
+        raise TypeError(f"unknown options {sorted(unknown)}; known: {sorted(run)}")
     return _fit_one_cycle(
         model, frames, labels, make, seq2seq_loss, lr=lr, epochs=epochs,
-        batch_size=batch_size, seed=seed, augment=augment, device=device,
-        progress=progress, desc="attention",
+        desc="attention", **(run | options),
     )  # fmt: skip
 
 
