@@ -26,7 +26,7 @@ from torch import Tensor
 from course_lib.seq2seq.model import Encoded, Seq2Seq, Seq2SeqConfig
 from course_lib.seq2seq.translation import translate_ids
 from course_lib.speech.models import StridedFrontEnd, check_frames
-from course_lib.speech.synthesis import DIGITS
+from course_lib.speech.synthesis import DIGITS, encode_digits
 from course_lib.speech.train import length_batches, pad_batch
 from course_lib.training import evaluating
 
@@ -48,9 +48,7 @@ FIRST_CHAR = 4
 
 def spell_digits(text: str) -> str:
     """A digit string as the words a speaker says ("417" → "four one seven")."""
-    if not isinstance(text, str) or not text or set(text) - set(DIGITS):
-        raise ValueError(f"need a non-empty string of the digits 0-9; got {text!r}")
-    return " ".join(WORDS[int(d)] for d in text)
+    return " ".join(WORDS[k - 1] for k in encode_digits(text))  # CTC class d + 1
 
 
 def unspell(words: str) -> str:

@@ -88,8 +88,8 @@ def length_batches(lengths: Sequence[int], batch_size: int, seed: int | None = N
 
 
 def _fit_one_cycle(
-    model, frames, targets, make, loss, *, lr, epochs, batch_size, seed, augment, device,
-    progress, desc,
+    model, frames, targets, make, loss, *, lr, epochs, desc, batch_size=32, seed=0,
+    augment=True, device=None, progress=True,
 ) -> History:  # fmt: skip
     """``fit`` on :func:`_epochs`' batches with Adam and a one-cycle schedule (warm up to
     ``lr``, then anneal) over all steps, gradients clipped at 5, on one CPU thread
@@ -207,13 +207,9 @@ def train_attention_recognizer(
         x, lengths = pad_batch(fs)
         return x, lengths, pad(ys)  # (B, T, M), (B,), (B, L) padded with id 0
 
-    run = dict(batch_size=32, augment=True, device=None, seed=0, progress=True)
-    unknown = set(options) - set(run)
-    if unknown:
-        raise TypeError(f"unknown options {sorted(unknown)}; known: {sorted(run)}")
     return _fit_one_cycle(
         model, frames, labels, make, seq2seq_loss, lr=lr, epochs=epochs,
-        desc="attention", **(run | options),
+        desc="attention", **options,
     )  # fmt: skip
 
 
