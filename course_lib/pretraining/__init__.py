@@ -2,7 +2,9 @@
 
 gpt (decoder-only, KV cache, decoded by :mod:`course_lib.decoding`), causal_lm (blocks,
 perplexity per token and per word), masked_lm (BERT's 15 % / 80-10-10), encoder (BERT-style
-encoder, classification head), span_corruption (T5), prefix (prefix tuning, head-only),
+encoder, classification head), span_corruption (T5, its pretraining objective),
+label_words (a label written as text by an encoder-decoder), prefix (prefix tuning,
+head-only),
 induction (does a model copy from its context: the repeated-random-tokens test),
 text_to_text ("input -> output" tasks for a LM), word_pieces (one vector per word from its
 pieces, a linear probe), distributed (the torchrun-ready loop,
@@ -26,6 +28,7 @@ from course_lib.pretraining.distributed import (
 from course_lib.pretraining.encoder import Encoder, EncoderConfig, SequenceClassifier
 from course_lib.pretraining.gpt import GPT, GPTBlock, GPTConfig, GPTOutput, GPTState
 from course_lib.pretraining.induction import CopyLosses, copy_losses, repeated_tokens
+from course_lib.pretraining.label_words import LabelWords
 from course_lib.pretraining.masked_lm import (
     IGNORE,
     MaskedBatch,
@@ -43,7 +46,9 @@ from course_lib.pretraining.span_corruption import (
     noise_counts,
     random_spans_noise_mask,
     rebuild,
+    span_batch,
     span_corrupt,
+    span_corruption_objective,
 )
 from course_lib.pretraining.text_to_text import (
     PairBatch,
@@ -75,6 +80,7 @@ __all__ = [
     "GPTState",
     "HeadOnly",
     "LMScore",
+    "LabelWords",
     "POOLINGS",
     "MaskedBatch",
     "PairBatch",
@@ -106,7 +112,9 @@ __all__ = [
     "repeated_tokens",
     "save_checkpoint",
     "score_stream",
+    "span_batch",
     "span_corrupt",
+    "span_corruption_objective",
     "trainable_count",
     "tune",
     "word_features",

@@ -15,21 +15,35 @@ each sentinel followed by the tokens it hides:
     inputs    Thank you <X> me to your party <Y> week
     targets   <X> for inviting <Y> last
 
+For pretraining, :func:`span_batch` corrupts every row of a batch of blocks and frames the
+pair as an encoder-decoder reads it, src = inputs + <eos> and tgt = <bos> + targets + <eos>;
+:func:`span_corruption_objective` gives :func:`~course_lib.pretraining.distributed.pretrain`
+the model's teacher-forced cross-entropy on that pair, a fresh corruption every step.
+
 (``round`` is half to even, like TensorFlow's, and both products are computed in float32,
 as T5 computes them: at L = 190, 190 · 0.15 is 28.499… in float64 and 28.5000… in float32,
 so T5 hides 29 tokens, not 28.)
 
-Shape legend: L sequence length.
+Shape legend: L sequence length, B batch, S source length, T target length.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import torch
-from torch import Tensor
+from torch import Tensor, nn
 
-__all__ = ["noise_counts", "random_spans_noise_mask", "rebuild", "span_corrupt"]
+from course_lib.data.batching import pad
+
+__all__ = [
+    "noise_counts",
+    "random_spans_noise_mask",
+    "rebuild",
+    "span_batch",
+    "span_corrupt",
+    "span_corruption_objective",
+]
 
 
 def noise_counts(
@@ -143,3 +157,55 @@ def rebuild(
         else:
             out.append(tok)
     return out
+
+
+def span_batch(
+    blocks: Tensor,
+    sentinel_ids: Sequence[int],
+    *,
+    bos_id: int,
+    eos_id: int,
+    pad_id: int,
+    noise_density: float = 0.15,
+    mean_span: float = 3.0,
+    generator: torch.Generator | None = None,
+) -> tuple[Tensor, Tensor]:
+    """Span-corrupt each row of ``blocks`` (B, L): src (B, S) = inputs + <eos> and
+    tgt (B, T) = <bos> + targets + <eos>, right-padded with ``pad_id``.
+
+    Rows of one length get the same noise counts, so a batch of blocks has no padding."""
+    if blocks.dim() != 2 or blocks.size(1) < 2:
+        raise ValueError(f"blocks must be (B, L >= 2) ids; got {tuple(blocks.shape)}")
+    g = generator if generator is not None else torch.Generator().manual_seed(0)
+    srcs, tgts = [], []
+    for row in blocks.cpu():
+        inputs, targets = span_corrupt(
+            row, sentinel_ids, noise_density=noise_density, mean_span=mean_span,
+            generator=g,
+        )  # fmt: skip
+        srcs.append(inputs + [eos_id])
+        tgts.append([bos_id] + targets + [eos_id])
+    return pad(srcs, pad_id), pad(tgts, pad_id)  # (B, S), (B, T)
+
+
+def span_corruption_objective(
+    *, sentinel_ids: Sequence[int], **framing: float
+) -> Callable[[nn.Module, Tensor], Tensor]:
+    """An objective for :func:`~course_lib.pretraining.distributed.pretrain`: corrupt
+    each batch of blocks (B, L) afresh with :func:`span_batch` (``framing``: its
+    ``bos_id``, ``eos_id``, ``pad_id`` and optional ``noise_density``, ``mean_span``)
+    and return the encoder-decoder's ``loss(src, tgt)``, the mean cross-entropy of the
+    targets given the corrupted text (T5's objective, Raffel et al., 2020, §3.1.4). Each
+    batch's corruption is seeded from torch's global RNG, which checkpoints save; like
+    ``mlm_objective`` it calls ``loss``, not ``forward``, so it runs on one process."""
+    sentinels = tuple(sentinel_ids)
+    # a wrong or missing option fails here, not at the first step of pretraining
+    span_batch(torch.zeros(1, 2, dtype=torch.long), sentinels, **framing)
+
+    def objective(model: nn.Module, blocks: Tensor) -> Tensor:
+        seed = int(torch.randint(0, 2**62, (1,)))  # the global RNG's next draw
+        g = torch.Generator().manual_seed(seed)
+        src, tgt = span_batch(blocks, sentinels, generator=g, **framing)
+        return model.loss(src.to(blocks.device), tgt.to(blocks.device))
+
+    return objective

@@ -82,10 +82,14 @@ def train_classifier(
     weight_decay: float = 0.0,
     max_steps: int | None = None,
     device: torch.device | str | None = None,
+    loss_fn: Callable[[nn.Module, Tensor, Tensor, Tensor], Tensor] | None = None,
 ) -> list[float]:
     """AdamW on cross-entropy for ``epochs`` passes (through :func:`~course_lib.training.fit`,
     gradients clipped to norm 5); ``batches(epoch)`` gives each epoch's (shuffled) batches.
-    Stops after ``max_steps`` updates when given. Returns the loss of every step."""
+    Stops after ``max_steps`` updates when given. Returns the loss of every step.
+
+    ``loss_fn(model, tokens, lengths, labels)`` replaces the cross-entropy of
+    ``model(tokens, lengths)``'s logits, e.g. ``LabelWords.loss``, a label written as text."""
     if epochs < 1:
         raise ValueError(f"epochs must be >= 1; got {epochs}")
     params = [p for p in model.parameters() if p.requires_grad]
@@ -93,8 +97,11 @@ def train_classifier(
     epoch = itertools.count()
 
     def classification_loss(model: nn.Module, b: LabelledBatch) -> Tensor:
-        logits = model(b.tokens.to(device), b.lengths.to(device))  # (B, C)
-        return F.cross_entropy(logits, b.labels.to(device))
+        tokens, lengths = b.tokens.to(device), b.lengths.to(device)
+        labels = b.labels.to(device)
+        if loss_fn is not None:
+            return loss_fn(model, tokens, lengths, labels)
+        return F.cross_entropy(model(tokens, lengths), labels)  # logits (B, C)
 
     history = fit(model, lambda: batches(next(epoch)), optimizer=opt, epochs=epochs,
                   loss_fn=classification_loss, clip_norm=5.0, max_steps=max_steps,
