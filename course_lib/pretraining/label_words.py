@@ -52,7 +52,6 @@ class LabelWords(nn.Module):
                 f"<pad> {c.pad_id} and <bos> {c.bos_id}; got {labels}"
             )
         self.model = model
-        self.label_ids = labels
         rows = [[c.bos_id, *ids, c.eos_id] for ids in labels]
         self.register_buffer("texts", pad(rows, c.pad_id), persistent=False)  # (C, T)
 
@@ -71,9 +70,7 @@ class LabelWords(nn.Module):
         for text in self.texts:  # (T,) one label's text, padded
             tgt = text[text != c.pad_id].expand(tokens.size(0), -1)  # (B, T_c)
             logits, _, _ = self.model.decode(tgt[:, :-1], enc)  # (B, T_c - 1, V)
-            logits = logits.float().clone()  # as the decoder's step: never <pad>, <bos>
-            logits[..., [c.pad_id, c.bos_id]] = -torch.inf
-            logp = logits.log_softmax(-1)  # (B, T_c - 1, V)
+            logp = self.model.log_probs(logits)  # (B, T_c - 1, V), as ``step`` gives
             picked = logp.gather(-1, tgt[:, 1:, None]).squeeze(-1)  # (B, T_c - 1)
             scores.append(picked.sum(-1))  # (B,)
         return torch.stack(scores, dim=1)  # (B, C)

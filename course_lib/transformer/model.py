@@ -232,11 +232,15 @@ class Transformer(nn.Module):
         else:
             logits, _, _ = self.decode(prefix, state.enc)  # (N, t, V)
             cache = None
-        logits = logits[:, -1].to(torch.promote_types(logits.dtype, torch.float32))
-        logits = logits.clone()  # (N, V), at least float32
-        logits[:, [self.config.pad_id, self.config.bos_id]] = float("-inf")
         new = DecodeState(state.enc, prefix, cache, state.use_cache)
-        return logits.log_softmax(-1), new  # (N, V)
+        return self.log_probs(logits[:, -1]), new  # (N, V)
+
+    def log_probs(self, logits: Tensor) -> Tensor:
+        """The decoding protocol's log P(y_t | y_<t, x) from logits (..., V): at least
+        float32, with <pad> and <bos> never generated (their probability set to 0)."""
+        logits = logits.to(torch.promote_types(logits.dtype, torch.float32)).clone()
+        logits[..., [self.config.pad_id, self.config.bos_id]] = float("-inf")
+        return logits.log_softmax(-1)  # (..., V)
 
     def reorder(self, state: DecodeState, rows: Tensor) -> DecodeState:
         """Decoding protocol: keep, repeat or drop rows (N',) of the state and its cache."""
