@@ -77,3 +77,23 @@ def test_errors(tmp_path):
     with pytest.raises(FileNotFoundError, match="no checkpoint"):
         pretrain(model, blocks, TrainConfig(steps=1, batch_size=4), log=None,
                  checkpoint=tmp_path / "none.pt", resume=True)  # fmt: skip
+
+
+def test_bf16_autocast_only_where_the_gpu_has_bf16_arithmetic(monkeypatch):
+    """A T4 (compute capability 7.5) emulates bf16, slower than float32: torch's
+    ``is_bf16_supported()`` says yes there by default, ``including_emulation=False`` says no."""
+    from course_lib.pretraining import uses_bf16
+
+    asked = []
+
+    def supported(including_emulation: bool = True) -> bool:
+        asked.append(including_emulation)
+        return including_emulation  # a T4: emulation only
+
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", supported)
+    assert not uses_bf16(TrainConfig(steps=1), "cuda")  # the T4
+    assert asked == [False]
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda **_: True)  # an A100
+    assert uses_bf16(TrainConfig(steps=1), "cuda")
+    assert not uses_bf16(TrainConfig(steps=1, bf16=False), "cuda")
+    assert not uses_bf16(TrainConfig(steps=1), "cpu")

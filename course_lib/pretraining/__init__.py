@@ -24,6 +24,7 @@ from course_lib.pretraining.distributed import (
     lr_at,
     pretrain,
     save_checkpoint,
+    uses_bf16,
 )
 from course_lib.pretraining.encoder import Encoder, EncoderConfig, SequenceClassifier
 from course_lib.pretraining.gpt import GPT, GPTBlock, GPTConfig, GPTOutput, GPTState
@@ -111,6 +112,7 @@ __all__ = [
     "rebuild",
     "repeated_tokens",
     "save_checkpoint",
+    "uses_bf16",
     "score_stream",
     "span_batch",
     "span_corrupt",

@@ -212,6 +212,18 @@ def _wait_for_every_rank(world: int) -> None:
         dist.barrier()
 
 
+def uses_bf16(cfg: TrainConfig, device: torch.device | str) -> bool:
+    """Whether ``pretrain`` runs under bf16 autocast: ``cfg.bf16`` on a GPU with bf16
+    arithmetic (compute capability 8 or more). A T4 (7.5) only emulates bf16, slower than
+    float32, so there the loop stays in float32."""
+    device = torch.device(device)
+    return (
+        cfg.bf16
+        and device.type == "cuda"
+        and torch.cuda.is_bf16_supported(including_emulation=False)
+    )
+
+
 def pretrain(
     model: nn.Module,
     blocks: Tensor,
@@ -238,7 +250,7 @@ def pretrain(
     device = torch.device(device or "cpu")
     opt, start, losses = _start(model, cfg, device, checkpoint, resume)
     net = DistributedDataParallel(model) if world > 1 else model
-    amp = cfg.bf16 and device.type == "cuda" and torch.cuda.is_bf16_supported()
+    amp = uses_bf16(cfg, device)
     stop = cfg.steps if until is None else min(until, cfg.steps)
     for step in range(start, stop):
         _set_lr(opt, lr_at(step, cfg))  # warm-up, then the cosine
