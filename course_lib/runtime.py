@@ -74,6 +74,11 @@ def in_gpu_check() -> bool:
     return os.environ.get(GPU_CHECK_ENV, "").strip() not in ("", "0")
 
 
+# Each ``pick`` of a gpu check: (the gpu profile's choice, the check's). tools/gpu_check.py reads
+# them to set the steps a check took beside the steps the gpu profile plans.
+CHECKED_PICKS: list[tuple[Any, Any]] = []
+
+
 def _merged(base: Any, changes: Any) -> Any:
     """``base`` with ``changes`` laid over it, dict by dict (other values are replaced)."""
     if isinstance(base, dict) and isinstance(changes, dict):
@@ -97,7 +102,11 @@ def pick(
     if name not in PROFILES:
         raise ValueError(f"profile must be one of {PROFILES}, got {name!r}")
     if name == "gpu" and gpu_check is not None and in_gpu_check():
-        return _merged(gpu, gpu_check)
+        merged = _merged(gpu, gpu_check)
+        CHECKED_PICKS.append(
+            (gpu, merged)
+        )  # what the gpu check's T4 estimate scales by
+        return merged
     choices: dict[str, Any] = {"smoke": smoke, "cpu": cpu, "gpu": gpu}
     return choices[name]
 

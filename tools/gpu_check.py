@@ -11,7 +11,10 @@ it, the fused attention kernels, DDP with 2 gloo processes), but the run takes m
 or configuration error in the gpu sizes fails the check; an ``assert`` of a chapter's cell that
 fails is a claim about results, which a few steps cannot bear out, and is listed, not failed.
 It prints, per chapter, the time, the optimizer steps taken and the floating-point operations
-they cost (``torch.utils.flop_counter``), and the kernel's peak memory.
+they cost (``torch.utils.flop_counter``), the kernel's peak memory against a T4's 16 GB, and the
+gpu profile's estimated time on a Colab T4 against its 10 minutes (tools/t4_estimate.py: each
+training cell's counted work per step, times the steps the chapter's plan in tools/gpu_plans/
+gives it; a plan that does not give the check's own steps fails the check).
 """
 
 from __future__ import annotations
@@ -23,37 +26,27 @@ import re
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import t4_estimate  # noqa: E402
+
 # What a gpu check records (a few steps' numbers) goes here, never into ``_build/results``,
 # which the Results page reads beside the chapters the book executed.
 RESULTS = ROOT / "_build" / "gpu_check" / "results"
 
-# Injected before a chapter's first cell and after its last: count what the run does.
-START = """\
-import json as _gc_json, resource as _gc_resource
-from torch.optim.optimizer import register_optimizer_step_post_hook as _gc_hook
-from torch.utils.flop_counter import FlopCounterMode as _GcFlops
-_gc_steps = [0]
-_gc_hook(lambda *_: _gc_steps.__setitem__(0, _gc_steps[0] + 1))
-_gc_flops = _GcFlops(display=False)
-class _GcGlobalOnly:  # count every FLOP under "Global" and hook no module: the counter's
-    parents = {"Global"}  # module tracker breaks torch.autograd.grad through a module
-    def __enter__(self): return self
-    def __exit__(self, *args): return None
-_gc_flops.mod_tracker = _GcGlobalOnly()
-_gc_flops.__enter__()
+# Injected before a chapter's first cell and after its last: count what the run does, cell by
+# cell (tools/gpu_counting.py).
+START = f"""\
+import sys as _gc_sys
+_gc_sys.path.insert(0, {str(ROOT / "tools")!r})
+from gpu_counting import CellCounter as _GcCounter
+_gc = _GcCounter()
+_gc.start(get_ipython())
 """
-END = """\
-_gc_flops.__exit__(None, None, None)
-print("GPU-CHECK " + _gc_json.dumps({
-    "steps": _gc_steps[0],
-    "flops": int(_gc_flops.get_total_flops()),
-    "peak_mb": _gc_resource.getrusage(_gc_resource.RUSAGE_SELF).ru_maxrss / 1024,
-}))
-"""
+END = "print(_gc.report())"
 
 
 @dataclass
@@ -68,10 +61,14 @@ class Outcome:
     )  # result asserts a short run fails
     stats: dict = field(default_factory=dict)
     slowest: list[tuple[int, float]] = field(default_factory=list)  # (cell, seconds)
+    cells: dict[str, dict] = field(default_factory=dict)  # cell id -> what it counted
+    estimate: t4_estimate.Estimate | None = None  # the gpu profile on a T4 (t4())
 
     @property
     def passed(self) -> bool:
-        return not self.errors and bool(self.stats)
+        """It ran, and the T4 estimate's plan matches the steps the check took."""
+        e = self.estimate
+        return not self.errors and e is not None and not e.problems
 
 
 def chapters(root: Path = ROOT) -> list[Path]:
@@ -161,20 +158,41 @@ def run(path: Path, timeout: int = 1800) -> Outcome:
         text = output.get("text", "")
         if text.startswith("GPU-CHECK "):
             outcome.stats = json.loads(text[len("GPU-CHECK ") :])
+    ran = [c for c in nb.cells[1:-1] if c.cell_type == "code" and c.source.strip()]
+    outcome.cells = {  # the kernel's counts, in the order it ran the chapter's cells
+        cell.get("id", f"cell-{i}"): counts
+        for i, (cell, counts) in enumerate(zip(ran, outcome.stats.pop("cells", [])))
+    }
+    outcome.estimate = t4(outcome)
     return outcome
+
+
+def t4(outcome: Outcome) -> t4_estimate.Estimate | None:
+    """The chapter's gpu profile on a T4, estimated from the check (None when it did not run)."""
+    if not outcome.stats:
+        return None
+    return t4_estimate.estimate(
+        outcome.chapter, outcome.cells, outcome.stats.get("picks", [])
+    )
 
 
 def report(outcomes: list[Outcome]) -> str:
     lines = [
         f"{'chapter':<28} {'result':<7} {'time':>7} {'steps':>6} {'GFLOP':>9} {'peak MB':>8}"
-        "  result asserts skipped"
+        f" {'T4 gpu profile':>20}  result asserts skipped"
     ]
     for o in outcomes:
-        s = o.stats
+        s, e = o.stats, o.estimate
         flops = f"{s['flops'] / 1e9:9.1f}" if s else f"{'-':>9}"
+        over = e is not None and (
+            e.seconds > t4_estimate.BUDGET_SECONDS
+            or s.get("peak_mb", 0) > t4_estimate.T4_MEMORY_MB
+        )
+        est = f"{e.seconds / 60:5.1f} min {'OVER' if over else 'ok':>4}" if e else "-"
         lines.append(
             f"{o.chapter:<28} {'ok' if o.passed else 'FAILED':<7} {o.seconds:6.0f}s "
-            f"{s.get('steps', 0):>6} {flops} {s.get('peak_mb', 0):8.0f}  {len(o.skipped_checks)}"
+            f"{s.get('steps', 0):>6} {flops} {s.get('peak_mb', 0):8.0f} {est:>20}  "
+            f"{len(o.skipped_checks)}"
         )
     for o in outcomes:
         for error in o.errors:
@@ -182,6 +200,17 @@ def report(outcomes: list[Outcome]) -> str:
         if o.slowest:
             cells = ", ".join(f"cell {i} {t:.0f} s" for i, t in o.slowest)
             lines.append(f"  {o.chapter}: slowest {cells}")
+        e = o.estimate
+        if e is not None:
+            lines.append(
+                f"  {o.chapter}: T4 estimate: {e.planned_steps:,} planned steps, "
+                f"{e.planned_flops / 1e12:,.1f} TFLOP, {e.training_seconds:,.0f} s training"
+                f" + {e.other_seconds:,.0f} s other work (budget "
+                f"{t4_estimate.BUDGET_SECONDS} s; peak {o.stats.get('peak_mb', 0):,.0f} of "
+                f"{t4_estimate.T4_MEMORY_MB:,} MB)"
+            )
+            lines.extend(f"  {o.chapter}: plan: {problem}" for problem in e.problems)
+    lines.append(f"assumed: {t4_estimate.ASSUMPTION}")
     return "\n".join(lines)
 
 
@@ -208,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
     print(report(outcomes))
     if args.json:
         Path(args.json).write_text(
-            json.dumps([o.__dict__ for o in outcomes], indent=1), encoding="utf-8"
+            json.dumps([asdict(o) for o in outcomes], indent=1), encoding="utf-8"
         )
     return 0 if all(o.passed for o in outcomes) else 1
 
