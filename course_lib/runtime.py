@@ -103,9 +103,7 @@ def pick(
         raise ValueError(f"profile must be one of {PROFILES}, got {name!r}")
     if name == "gpu" and gpu_check is not None and in_gpu_check():
         merged = _merged(gpu, gpu_check)
-        CHECKED_PICKS.append(
-            (gpu, merged)
-        )  # what the gpu check's T4 estimate scales by
+        CHECKED_PICKS.append((gpu, merged))
         return merged
     choices: dict[str, Any] = {"smoke": smoke, "cpu": cpu, "gpu": gpu}
     return choices[name]

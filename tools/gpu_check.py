@@ -29,10 +29,9 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-import t4_estimate  # noqa: E402
+import t4_estimate  # tools/, beside this file
 
+ROOT = Path(__file__).resolve().parents[1]
 # What a gpu check records (a few steps' numbers) goes here, never into ``_build/results``,
 # which the Results page reads beside the chapters the book executed.
 RESULTS = ROOT / "_build" / "gpu_check" / "results"

@@ -10,20 +10,15 @@ import torch
 
 from course_lib import data
 from course_lib.embeddings import cbow_examples, skipgram_pairs
-from gpu_plans.sizes import wikitext_paragraphs
+from gpu_plans.sizes import kept, wikitext_paragraphs
 
 LM_CONTEXTS = 4  # a3ba3e6f's lm_contexts: last 4, both 4, last 1, a nearby 1
 LM_BATCH = 512  # train_context_lm's batches((x, y), 512)
 
 
-def _kept(available: int, cap: int | None) -> int:
-    """len(x[:cap]) of ``available`` items (a slice, or keep[:cap] of a permutation)."""
-    return available if cap is None else min(cap, available)
-
-
 def _sentences(cfg: dict) -> int:
     """The paragraphs 06b2f880 keeps: sentences[: cfg["sentences"]]."""
-    return _kept(wikitext_paragraphs("train"), cfg["sentences"])
+    return kept(wikitext_paragraphs("train"), cfg["sentences"])
 
 
 @cache
@@ -56,9 +51,9 @@ def _lm_targets(sentences: int, vocab_size: int) -> int:
 
 def steps(cfg: dict) -> dict[str, int]:
     key = (_sentences(cfg), cfg["vocab"])
-    sg = _kept(_sg_pairs(*key, cfg["sg_window"]), cfg["pairs"])
-    cbow = _kept(_cbow_examples(*key, cfg["sg_window"]), cfg["cbow"])
-    lm = _kept(_lm_targets(*key), cfg["lm_positions"])
+    sg = kept(_sg_pairs(*key, cfg["sg_window"]), cfg["pairs"])
+    cbow = kept(_cbow_examples(*key, cfg["sg_window"]), cfg["cbow"])
+    lm = kept(_lm_targets(*key), cfg["lm_positions"])
     return {
         # one SGD step by autograd beside hand_sgd_step's
         "e1569882": 1,

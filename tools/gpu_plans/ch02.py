@@ -9,7 +9,6 @@ from functools import cache
 import torch
 
 from course_lib import data
-from course_lib.data.batching import length_groups
 from course_lib.embeddings import (
     SGNSConfig,
     cooccurrence_matrix,
@@ -18,7 +17,13 @@ from course_lib.embeddings import (
     skipgram_pairs,
     vocab_counts,
 )
-from gpu_plans.sizes import ewt_words, sst2_items, wikitext_paragraphs
+from gpu_plans.sizes import (
+    ewt_words,
+    kept,
+    labelled_batch_count,
+    sst2_items,
+    wikitext_paragraphs,
+)
 
 DESCENT_BATCHES = (None, 256, 32)  # 4acce8c5's descent_runs (None: all pairs, GD)
 TAGGERS = 5  # 7579f24f: the 4 vector sets of d04ba8bb and the random baseline
@@ -29,14 +34,9 @@ KS = 5  # sweep_negatives' default ks: 1, 2, 5, 10, 20
 GLOVE_BATCH = 16384  # train_glove's batch_size: non-zero entries of X
 
 
-def _kept(available: int, cap: int | None) -> int:
-    """len(x[:cap]) of ``available`` items."""
-    return available if cap is None else min(cap, available)
-
-
 def _sentences(cfg: dict) -> int:
     """The paragraphs 2a969f3d keeps: sentences[: cfg["sentences"]]."""
-    return _kept(wikitext_paragraphs("train"), cfg["sentences"])
+    return kept(wikitext_paragraphs("train"), cfg["sentences"])
 
 
 @cache
@@ -79,11 +79,11 @@ def steps(cfg: dict) -> dict[str, int]:
     P = min(cfg["descent_pairs"], pairs)  # randperm(len(all_pairs))[: descent_pairs]
     budget = cfg["descent_passes"] * P  # examples, the same for every run
     tag = math.ceil(ewt_words("train", cfg["tag_train"]) / TAG_BATCH)
-    small = _kept(cfg["tag_small"], cfg["tag_train"])  # ewt_train[:tag_small]
+    small = kept(cfg["tag_small"], cfg["tag_train"])  # ewt_train[:tag_small]
     tag_small = math.ceil(ewt_words("train", small) / TAG_BATCH)
     transfer = 3 * cfg["tag_small_epochs"] * tag_small + 2 * cfg["tag_epochs"] * tag
-    sst = _kept(sst2_items("train"), cfg["sst_train"])
-    sst_batches = len(length_groups([1] * sst, SST_BATCH, window=SST_BATCH * 50))
+    sst = kept(sst2_items("train"), cfg["sst_train"])
+    sst_batches = labelled_batch_count(sst, SST_BATCH)
     return {
         # descent_curves: per run, SGD steps of B pairs until passes x P are processed
         # (a loop each: a step of all P pairs costs far more than one of 32)
@@ -99,16 +99,16 @@ def steps(cfg: dict) -> dict[str, int]:
 
 def work(cfg: dict) -> dict[str, float]:
     ids, counts = _data(cfg)
-    kept = _kept_words(ids, counts)
+    words = _kept_words(ids, counts)
     k_ids = ids[: cfg["k_sentences"]]
     n_svd = min(cfg["svd_vocab"], len(counts))
     q_svd = min(min(cfg["svd_k"], n_svd - 1) + 10, n_svd)  # truncated_svd's q
     entries = _glove_entries(_sentences(cfg), cfg["min_count"], cfg["glove_window"])
     return {
         # train_sgns' batches of 256 centres (no torch optimizer): skip-gram, 3 powers
-        "6214fc9e": POWERS * cfg["epochs"] * kept,
+        "6214fc9e": POWERS * cfg["epochs"] * words,
         # train_sgns, CBOW
-        "93a14374": cfg["epochs"] * kept,
+        "93a14374": cfg["epochs"] * words,
         # sweep_negatives: train_sgns once per K over ids[: k_sentences]
         "negatives-k-sweep": KS * cfg["k_epochs"] * _kept_words(k_ids, counts),
         # huffman_tree's heap merges and root paths over the vocabulary

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import inspect
 import math
 from functools import cache
 
 from course_lib import data
 from course_lib.parsing import is_projective, train_parser
-from gpu_plans.sizes import ewt_words, wikitext_kept_words
+from gpu_plans.sizes import default_batch_size, ewt_words, wikitext_kept_words
 
 # the notebook leaves train_parser its default batch size
-BATCH = inspect.signature(train_parser).parameters["batch_size"].default
+BATCH = default_batch_size(train_parser)
 
 
 @cache

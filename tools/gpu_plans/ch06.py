@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from course_lib import data, sentiment
 from course_lib.data.batching import length_groups
-from gpu_plans.sizes import ewt_sentences, ewt_words, sst2_items
+from gpu_plans.sizes import (
+    ewt_sentences,
+    ewt_words,
+    kept,
+    labelled_batch_count,
+    sst2_items,
+)
 
 
 def _slice(cfg: dict, key: str) -> tuple[str, int, int]:
@@ -31,18 +36,17 @@ def _tag_words(cfg: dict) -> int:
 
 def _sst_batches(cfg: dict) -> int:
     """Batches of one SST-2 epoch: ``sentiment.labelled_batches``, 64 a batch."""
-    pairs = data.sst2("train")[: cfg["sst_train"]]
-    return len(
-        sentiment.labelled_batches(
-            pairs, lambda text: [1], batch_size=64, pad_id=0, shuffle=True
-        )
-    )
+    return labelled_batch_count(_sst_train(cfg), 64)
+
+
+def _sst_train(cfg: dict) -> int:
+    """The SST-2 training slice: ``sst2("train")[: sst_train]``."""
+    return kept(sst2_items("train"), cfg["sst_train"])
 
 
 def _sst_items(cfg: dict) -> int:
     """SST-2 pairs the vocabulary and batches are built from (training slice, dev)."""
-    kept = range(sst2_items("train"))[: cfg["sst_train"]]
-    return len(kept) + sst2_items("dev")
+    return _sst_train(cfg) + sst2_items("dev")
 
 
 def steps(cfg: dict) -> dict[str, int]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import math
 from functools import cache
 
@@ -10,6 +9,7 @@ from course_lib.data.batching import length_groups
 from course_lib.data.synthetic import date_splits
 from course_lib.seq2seq import multi30k_splits, tatoeba_splits
 from course_lib.seq2seq.translation import translate
+from gpu_plans.sizes import default_batch_size
 
 
 @cache
@@ -37,8 +37,7 @@ def _date_batches(n_train: int, n_test: int) -> int:
 
 def _translate_batches(n: int) -> int:
     """Batches ``translate`` decodes ``n`` sentences in (its default batch size)."""
-    size = inspect.signature(translate).parameters["batch_size"].default
-    return math.ceil(n / size)
+    return math.ceil(n / default_batch_size(translate))
 
 
 def steps(cfg: dict) -> dict[str, int]:

@@ -9,12 +9,13 @@ from functools import cache
 import torch
 
 from course_lib import data
-from course_lib.data.batching import length_groups, shuffled_batches
+from course_lib.data.batching import shuffled_batches
 from course_lib.pretraining import POOLINGS, words_to_pieces
 from course_lib.pretraining.next_sentence import nsp_examples
 from course_lib.subwords import Tokenizer
 from gpu_plans.sizes import (
     ewt_words,
+    labelled_batch_count,
     sst2_items,
     sst2_words,
     wikitext_line_count,
@@ -41,14 +42,9 @@ def _tok(cfg: dict) -> Tokenizer:
     return _tokenizer(cfg["tok_lines"], cfg["sst_text"], cfg["vocab"])
 
 
-def _batches(n: int, size: int) -> int:
-    """Batches ``labelled_batches`` makes of ``n`` pairs (its length groups)."""
-    return len(length_groups([0] * n, size, window=size * 50))
-
-
 def _classifier(n: int, size: int, epochs: int, max_steps: int | None) -> int:
     """``train_classifier``'s steps: ``epochs`` passes, stopped at ``max_steps``."""
-    total = epochs * _batches(n, size)
+    total = epochs * labelled_batch_count(n, size)
     return total if max_steps is None else min(total, max_steps)
 
 
@@ -96,7 +92,7 @@ def steps(cfg: dict) -> dict[str, int]:
         # train_classifier: averaged vectors (avg epochs), then the BiLSTM (lstm's);
         # here and below, a list: a loop each, in the order they run, their costs apart
         "4875f7c4": [
-            cfg["avg"]["epochs"] * _batches(n_sst, 64),
+            cfg["avg"]["epochs"] * labelled_batch_count(n_sst, 64),
             _classifier(n_sst, 64, lstm["epochs"], lstm["steps"]),
         ],
         # fine_tune: each fraction's subset, from the pretrained encoder and from scratch

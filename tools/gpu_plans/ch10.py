@@ -4,28 +4,16 @@ length-grouped batch, every epoch)."""
 
 from __future__ import annotations
 
-import inspect
-
 from course_lib.speech import train
 from course_lib.speech.train import length_batches
-from gpu_plans.sizes import fsdd_recordings
+from gpu_plans.sizes import default_batch_size, fsdd_recordings, kept
 
 HELD_OUT = "theo"  # the notebook's held-out speaker
-
-
-def _batch_size(fn) -> int:
-    """The ``batch_size`` a training function uses when the notebook passes none."""
-    return inspect.signature(fn).parameters["batch_size"].default
 
 
 def _batches(n: int, batch_size: int) -> int:
     """Batches an epoch of ``n`` utterances makes (``length_batches``, as ``_epochs``)."""
     return len(length_batches([0] * n, batch_size))
-
-
-def _kept(n: int, limit: int | None) -> int:
-    """Recordings the notebook's ``digit_data`` keeps of ``n`` (a subset of ``limit``)."""
-    return n if limit is None else min(limit, n)
 
 
 def _digits(cfg: dict) -> dict[str, tuple[int, int]]:
@@ -34,7 +22,7 @@ def _digits(cfg: dict) -> dict[str, tuple[int, int]]:
     lim_train, lim_test = cfg["digit_subset"] or (None, None)
     held = fsdd_recordings("all", HELD_OUT)
     return {
-        cell: (_kept(n_train, lim_train), _kept(n_test, lim_test))
+        cell: (kept(n_train, lim_train), kept(n_test, lim_test))
         for cell, (n_train, n_test) in {
             "2e9786d6": (fsdd_recordings("train"), fsdd_recordings("test")),
             "db20dd7f": (fsdd_recordings("all") - held, held),
@@ -43,22 +31,22 @@ def _digits(cfg: dict) -> dict[str, tuple[int, int]]:
 
 
 def steps(cfg: dict) -> dict[str, int]:
-    digit = _batch_size(train.train_digit_classifier)
+    digit = default_batch_size(train.train_digit_classifier)
     out = {  # train_digits: train_digit_classifier, digit_epochs over the kept recordings
         cell: cfg["digit_epochs"] * _batches(n_train, digit)
         for cell, (n_train, _) in _digits(cfg).items()
     }
     # train_ctc on the ctc_train digit strings, ctc_epochs
     out["a1725330"] = cfg["ctc_epochs"] * _batches(
-        cfg["ctc_train"], _batch_size(train.train_ctc)
+        cfg["ctc_train"], default_batch_size(train.train_ctc)
     )
     # train_attention_recognizer on the same strings, las_epochs (_fit_one_cycle's batch)
     out["ch10-las-train"] = cfg["las_epochs"] * _batches(
-        cfg["ctc_train"], _batch_size(train._fit_one_cycle)
+        cfg["ctc_train"], default_batch_size(train._fit_one_cycle)
     )
     # train_trigger on the trig_train clips, trig_epochs
     out["870367c2"] = cfg["trig_epochs"] * _batches(
-        cfg["trig_train"], _batch_size(train.train_trigger)
+        cfg["trig_train"], default_batch_size(train.train_trigger)
     )
     return out
 

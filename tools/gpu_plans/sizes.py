@@ -1,11 +1,34 @@
-"""The data's sizes a plan needs, read from the data sets themselves (cached per process)."""
+"""What plans share: the data's sizes, read from the data sets themselves (cached per
+process), and counts the course's own functions give (a slice, a batching, a default)."""
 
 from __future__ import annotations
 
+import inspect
 from collections import Counter
 from functools import cache
 
-from course_lib import data
+from course_lib import data, sentiment
+
+
+def kept(available: int, cap: int | None) -> int:
+    """``len(x[:cap])`` of ``available`` items (None: all of them)."""
+    return available if cap is None else min(cap, available)
+
+
+def default_batch_size(fn) -> int:
+    """The ``batch_size`` ``fn`` takes when a notebook passes none."""
+    return inspect.signature(fn).parameters["batch_size"].default
+
+
+@cache
+def labelled_batch_count(n: int, batch_size: int) -> int:
+    """Batches ``sentiment.labelled_batches`` makes of ``n`` (label, sentence) pairs."""
+    pairs = [(0, "")] * n
+    return len(
+        sentiment.labelled_batches(
+            pairs, lambda text: [1], batch_size=batch_size, pad_id=0
+        )
+    )
 
 
 @cache
