@@ -106,6 +106,22 @@ def test_encoding_identical_to_hf_and_decode_with_suffix(tmp_path):
     )
 
 
+def test_words_remembered_across_calls_give_hf_ids(monkeypatch):
+    """encode keeps each word's ids between calls; a full cache starts again, same ids."""
+    import course_lib.subwords.tokenizer as tokenizer
+
+    lines = wikitext_lines("train")[:400]
+    hf, _, _ = hf_bpe(lines, 600, specials=["<unk>"])
+    tok = Tokenizer.train(lines, vocab_size=600, special_tokens=["<unk>"])
+    want = [hf.encode(line).ids for line in lines[1:60]]
+    assert [tok.encode(line).ids for line in lines[1:60]] == want
+    assert len(tok._word_ids) > 100  # the words of earlier lines were kept
+    monkeypatch.setattr(tokenizer, "WORD_CACHE_SIZE", 5)
+    small = Tokenizer.from_dict(tok.to_dict())
+    assert [small.encode(line).ids for line in lines[1:60]] == want
+    assert len(small._word_ids) <= 5
+
+
 def test_special_tokens_and_save_load(tmp_path):
     tok = Tokenizer.train(FIXTURE, vocab_size=40, special_tokens=["[CLS]", "[SEP]"])
     enc = tok.encode("[CLS] roses are red [SEP]")

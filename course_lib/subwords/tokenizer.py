@@ -40,6 +40,7 @@ __all__ = ["KINDS", "Encoding", "Tokenizer"]
 
 KINDS = ("bpe", "byte_bpe", "wordpiece")
 FORMAT = "course_lib.subwords/1"
+WORD_CACHE_SIZE = 100_000  # distinct words remembered by encode (WikiText-103 has 267k)
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,9 @@ class Tokenizer:
         self._special_re = (
             re.compile("|".join(map(re.escape, by_length))) if by_length else None
         )
+        # word -> ids, kept across calls (as HF's BPE caches words): a corpus splits each
+        # distinct word once; the model is frozen, so an entry never goes stale
+        self._word_ids: dict[str, list[int]] = {}
 
     @classmethod
     def train(
@@ -192,13 +196,15 @@ class Tokenizer:
         """``text`` -> ids, pieces and word indices (each distinct word split once)."""
         ids: list[int] = []
         words: list[int | None] = []
-        done: dict[str, list[int]] = {}  # this call's words: split each one once
+        done = self._word_ids
         for w, (word, special) in enumerate(self.split_words(text)):
             if special:
                 ids.append(self.model.token_to_id(word))
                 words.append(None)
                 continue
             if word not in done:
+                if len(done) >= WORD_CACHE_SIZE:
+                    done.clear()
                 done[word] = self.model.encode_word(word)
             ids += done[word]
             words += [w] * len(done[word])
