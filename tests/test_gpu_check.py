@@ -70,9 +70,8 @@ def test_a_run_counts_steps_and_flops_and_lists_a_result_assert(tmp_path):
         len(outcome.skipped_checks) == 1
         and "AssertionError" in outcome.skipped_checks[0]
     )
-    slowest = [
-        i for i, _ in outcome.slowest
-    ]  # the three slowest of the chapter's own cells
+    # the three slowest of the chapter's own cells
+    slowest = [i for i, _ in outcome.slowest]
     assert len(slowest) == 3 and set(slowest) <= {0, 1, 2, 3}
     assert "slowest cell" in gpu_check.report([outcome])
 
@@ -130,9 +129,8 @@ def test_the_t4_estimate_scales_a_steps_work_by_the_planned_steps(tmp_path):
     )
     (loop,) = outcome.cells["cell-1"]["loops"]  # one optimizer
     assert loop["steps"] == 3 and len(loop["intervals"]) == 2
-    assert [i[1] for i in loop["intervals"]] == [
-        STEP_FLOPS
-    ] * 2  # each step to the next
+    # each step to the next
+    assert [i[1] for i in loop["intervals"]] == [STEP_FLOPS] * 2
     assert outcome.cells["cell-2"]["flops"] == 2 * 8**3  # no steps: other work
     e = outcome.estimate
     assert e.planned_steps == 300 and e.planned_flops == 300 * STEP_FLOPS
@@ -165,9 +163,8 @@ def test_a_plan_gives_each_loop_of_a_cell_its_steps(tmp_path, plans):
     (plans / "ch01.py").write_text(
         "def steps(cfg):\n    return {'cell-1': [cfg['n'], 10 * cfg['n']]}\n"
     )
-    two = TRAIN + TRAIN.replace("torch.ones(4, 4)", "torch.ones(4, 1)").replace(
-        "range(cfg['n'])".replace("'", '"'), "range(10 * cfg['n'])".replace("'", '"')
-    )
+    small_model = TRAIN.replace("torch.ones(4, 4)", "torch.ones(4, 1)")
+    two = TRAIN + small_model.replace('range(cfg["n"])', 'range(10 * cfg["n"])')
     path = notebook(tmp_path / "01_a.ipynb", PICK, two)
     outcome = gpu_check.run(path, timeout=120)
     assert outcome.passed, gpu_check.report([outcome])
@@ -205,13 +202,11 @@ def test_a_recurrent_layer_counts_its_flops_and_cudnns_operators(layer):
             hook.remove()
         counts.append(counter.totals())
     (flops_5, ops_5, _), (flops_20, ops_20, _) = counts
-    assert (
-        ops_5 == ops_20 < 12
-    )  # 2 layers x (forward, backward), the sum and its gradient
+    # 2 layers x (forward, backward), the sum and its gradient
+    assert ops_5 == ops_20 < 12
     gates = {torch.nn.GRU: 3, torch.nn.LSTM: 4, torch.nn.RNN: 1}[layer]
-    forward = (
-        2 * 3 * 20 * gates * 8 * ((6 + 8) + (8 + 8))
-    )  # 2 B T GH (I + H), two layers
+    # 2 B T GH (I + H), two layers
+    forward = 2 * 3 * 20 * gates * 8 * ((6 + 8) + (8 + 8))
     assert flops_20 == pytest.approx(3 * forward, rel=0.35)  # forward and backward: 3x
     assert flops_20 == pytest.approx(4 * flops_5, rel=0.1)
 
@@ -219,7 +214,7 @@ def test_a_recurrent_layer_counts_its_flops_and_cudnns_operators(layer):
 def test_the_peak_memory_is_the_kernels_own(tmp_path):
     """Linux keeps ``ru_maxrss`` across exec: a kernel started by a process that held 1 GB
     would report that process's peak. The check reads the kernel's own (VmHWM)."""
-    held = torch.ones(256 * 1024 * 1024 // 4 * 4)  # 1 GiB, touched, in this process
+    held = torch.ones(256 * 1024 * 1024)  # 1 GiB of float32, touched, in this process
     path = notebook(tmp_path / "05_e.ipynb", "x = 1")
     outcome = gpu_check.run(path, timeout=120)
     del held

@@ -15,6 +15,7 @@ import resource
 import time
 
 import torch
+from t4_estimate import KEYS  # tools/, beside this file
 from torch import nn
 from torch.nn.modules.module import (
     register_module_forward_hook,
@@ -154,9 +155,8 @@ class OpCounter(FlopCounterMode):
             nodes = _nodes_after(outputs, self._first)
             self.rnn_nodes |= nodes
             calls = module.num_layers * (2 if module.bidirectional else 1)
-            self.ops += calls * (
-                2 if nodes else 1
-            )  # forward, and backward if it will run
+            # a call forward, and one backward if it will run
+            self.ops += calls * (2 if nodes else 1)
 
     def totals(self) -> tuple[int, int, float]:
         return int(self.get_total_flops()), self.ops, self.op_seconds
@@ -181,8 +181,6 @@ class CellCounter:
     and its ``loops``: for each optimizer that stepped in it, in the order they first did, the
     steps it took and each interval from one of its steps to its next, as ``KEYS``."""
 
-    KEYS = ("seconds", "flops", "ops", "op_seconds")
-
     def __init__(self) -> None:
         self.counter = OpCounter()
         self.cells: list[dict] = []
@@ -193,19 +191,19 @@ class CellCounter:
         return (time.perf_counter(), *self.counter.totals())
 
     def pre_run_cell(self, info) -> None:
-        self.cell = {"steps": 0, **dict.fromkeys(self.KEYS, 0), "loops": []}
+        self.cell = {"steps": 0, **dict.fromkeys(KEYS, 0), "loops": []}
         self.cells.append(self.cell)
         self._start = self._mark = self._now()
-        self._loops: dict[
-            int, tuple
-        ] = {}  # id(optimizer) -> (it, its loop in this cell)
+        # id(optimizer) -> (the optimizer, its loop in this cell); holding the optimizer
+        # keeps its id its own
+        self._loops: dict[int, tuple] = {}
         self._last = None  # the optimizer that took the cell's last step
 
     def post_run_cell(self, result) -> None:
         if self.cell is None:
             return
         now = self._now()
-        for i, key in enumerate(self.KEYS):
+        for i, key in enumerate(KEYS):
             self.cell[key] += now[i] - self._start[i]
         self.cell = None
 
@@ -219,9 +217,7 @@ class CellCounter:
             return
         now = self._now()
         self.cell["steps"] += 1
-        if (
-            id(optimizer) not in self._loops
-        ):  # holding the optimizer keeps its id its own
+        if id(optimizer) not in self._loops:
             self._loops[id(optimizer)] = (optimizer, {"steps": 0, "intervals": []})
             self.cell["loops"].append(self._loops[id(optimizer)][1])
         loop = self._loops[id(optimizer)][1]

@@ -50,9 +50,8 @@ class Estimate:
     planned_flops: float = 0.0
     training_seconds: float = 0.0
     other_seconds: float = 0.0
-    problems: list[str] = field(
-        default_factory=list
-    )  # a plan that does not match the check
+    # where the plan does not match the check
+    problems: list[str] = field(default_factory=list)
 
     @property
     def seconds(self) -> float:
@@ -75,7 +74,8 @@ def plan_for(chapter: str, cfg: dict) -> tuple[dict[str, int], dict[str, float]]
     return module.steps(cfg), work(cfg)
 
 
-KEYS = ("seconds", "flops", "ops", "op_seconds")  # what the check counts (gpu_counting)
+# what the check counts, for a cell and for each interval between steps (gpu_counting.py)
+KEYS = ("seconds", "flops", "ops", "op_seconds")
 
 
 def _per_step(loop: dict) -> list[float] | None:
@@ -134,14 +134,15 @@ def estimate(chapter: str, cells: dict[str, dict], picks: list) -> Estimate:
             f"{len(picks)} picks with a gpu_check; a plan reads the chapter's one"
         )
         return out
-    try:
-        (planned, planned_work), (checked, checked_work) = (
-            plan_for(chapter, picks[0][0]) if picks else ({}, {}),
-            plan_for(chapter, picks[0][1]) if picks else ({}, {}),
-        )
-    except ModuleNotFoundError as err:
-        out.problems.append(f"no plan: {err}")
-        return out
+    planned = planned_work = checked = checked_work = {}  # no pick: nothing trains
+    if picks:
+        gpu_cfg, check_cfg = picks[0]
+        try:
+            planned, planned_work = plan_for(chapter, gpu_cfg)
+            checked, checked_work = plan_for(chapter, check_cfg)
+        except ModuleNotFoundError as err:
+            out.problems.append(f"no plan: {err}")
+            return out
     for cell_id in (planned.keys() | planned_work.keys()) - cells.keys():
         out.problems.append(
             f"the plan names cell {cell_id}, which the chapter does not run"
@@ -154,9 +155,7 @@ def estimate(chapter: str, cells: dict[str, dict], picks: list) -> Estimate:
         other = [counts[key] for key in KEYS]
         for steps, loop in pairs:
             per_step = _per_step(loop)
-            if (
-                per_step is None
-            ):  # one step, in the check and in the plan: the cell's work
+            if per_step is None:  # one step in the check and the plan: the cell's work
                 continue
             other = [max(0.0, o - loop["steps"] * p) for o, p in zip(other, per_step)]
             out.planned_steps += steps

@@ -40,7 +40,7 @@ __all__ = ["KINDS", "Encoding", "Tokenizer"]
 
 KINDS = ("bpe", "byte_bpe", "wordpiece")
 FORMAT = "course_lib.subwords/1"
-WORD_CACHE_SIZE = 100_000  # distinct words remembered by encode (WikiText-103 has 267k)
+WORD_CACHE_SIZE = 100_000  # words ``encode`` remembers; when full, it starts again
 
 
 @dataclass(frozen=True)
@@ -196,18 +196,18 @@ class Tokenizer:
         """``text`` -> ids, pieces and word indices (each distinct word split once)."""
         ids: list[int] = []
         words: list[int | None] = []
-        done = self._word_ids
+        cache = self._word_ids
         for w, (word, special) in enumerate(self.split_words(text)):
             if special:
                 ids.append(self.model.token_to_id(word))
                 words.append(None)
                 continue
-            if word not in done:
-                if len(done) >= WORD_CACHE_SIZE:
-                    done.clear()
-                done[word] = self.model.encode_word(word)
-            ids += done[word]
-            words += [w] * len(done[word])
+            if word not in cache:
+                if len(cache) >= WORD_CACHE_SIZE:
+                    cache.clear()
+                cache[word] = self.model.encode_word(word)
+            ids += cache[word]
+            words += [w] * len(cache[word])
         return Encoding(ids, [self.model.vocab[i] for i in ids], words)
 
     def decode(self, ids: Sequence[int]) -> str:

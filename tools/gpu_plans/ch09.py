@@ -15,6 +15,7 @@ from course_lib.pretraining.next_sentence import nsp_examples
 from course_lib.subwords import Tokenizer
 from gpu_plans.sizes import (
     ewt_words,
+    kept,
     labelled_batch_count,
     sst2_items,
     sst2_words,
@@ -50,12 +51,12 @@ def _classifier(n: int, size: int, epochs: int, max_steps: int | None) -> int:
 
 def _sst(cfg: dict) -> int:
     """ch09-42's ``sst_train``: the first ``sst_train`` SST-2 training pairs."""
-    return len(range(sst2_items("train"))[: cfg["sst_train"]])
+    return kept(sst2_items("train"), cfg["sst_train"])
 
 
 def _fine_tune(cfg: dict, frac: float) -> int:
     """19ee67b5's ``fine_tune`` (and the T5 loop): the subset, 32 a batch, ``ft_*``."""
-    n = len(range(_sst(cfg))[: max(64, round(frac * _sst(cfg)))])
+    n = kept(_sst(cfg), max(64, round(frac * _sst(cfg))))
     return _classifier(n, 32, cfg["ft_epochs"], cfg["ft_steps"])
 
 
@@ -119,11 +120,11 @@ def _wiki_words(lines: int | None) -> int:
 def work(cfg: dict) -> dict[str, float]:
     tok_words = _wiki_words(cfg["tok_lines"]) + sst2_words("train", cfg["sst_text"])
     mlm_words = _wiki_words(cfg["mlm_lines"]) + sst2_words("train", cfg["sst_text"])
-    n_test = len(range(wikitext_line_count("test"))[: cfg["test_lines"]])
+    n_test = kept(wikitext_line_count("test"), cfg["test_lines"])
     all_train = wikitext_line_words("train", None) + wikitext_line_count("train")
-    kn_train = len(range(all_train)[: cfg["kn_tokens"]])
+    kn_train = kept(all_train, cfg["kn_tokens"])
     n_nb = wikitext_line_count("train", nonempty=True)
-    nsp_first = n_nb - len(range(n_nb)[-(cfg["nsp"]["lines"] or 0) :])
+    nsp_first = n_nb - kept(n_nb, cfg["nsp"]["lines"])  # NSP reads the last lines
     nsp_words = (
         _wiki_words(None)
         - _wiki_words(nsp_first)

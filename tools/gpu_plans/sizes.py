@@ -74,8 +74,8 @@ def wikitext_line_count(split: str, nonempty: bool = False) -> int:
 def wikitext_line_words(split: str, lines: int | None, nonempty: bool = False) -> int:
     """Whitespace words in the first ``lines`` lines (None: all) of a WikiText-2 split, of
     its non-blank lines if ``nonempty`` (no ``<eos>``)."""
-    kept = [l for l in data.wikitext_lines(split) if l.strip() or not nonempty]
-    return sum(len(line.split()) for line in kept[:lines])
+    chosen = [l for l in data.wikitext_lines(split) if l.strip() or not nonempty]
+    return sum(len(line.split()) for line in chosen[:lines])
 
 
 @cache
