@@ -175,11 +175,20 @@ def t4(outcome: Outcome) -> t4_estimate.Estimate | None:
     )
 
 
+HEADER = (
+    f"{'chapter':<28} {'result':<7} {'time':>7} {'steps':>6} {'GFLOP':>9} {'peak MB':>8}"
+    f" {'T4 gpu profile':>20}  result asserts skipped"
+)
+
+
 def report(outcomes: list[Outcome]) -> str:
-    lines = [
-        f"{'chapter':<28} {'result':<7} {'time':>7} {'steps':>6} {'GFLOP':>9} {'peak MB':>8}"
-        f" {'T4 gpu profile':>20}  result asserts skipped"
-    ]
+    """The table of ``outcomes``, what each found, and the T4 estimate's assumption."""
+    return "\n".join([HEADER, *_lines(outcomes), f"assumed: {t4_estimate.ASSUMPTION}"])
+
+
+def _lines(outcomes: list[Outcome]) -> list[str]:
+    """A row for each outcome, then each one's errors, slowest cells and T4 estimate."""
+    lines = []
     for o in outcomes:
         s, e = o.stats, o.estimate
         flops = f"{s['flops'] / 1e9:9.1f}" if s else f"{'-':>9}"
@@ -209,8 +218,7 @@ def report(outcomes: list[Outcome]) -> str:
                 f"{t4_estimate.T4_MEMORY_MB:,} MB)"
             )
             lines.extend(f"  {o.chapter}: plan: {problem}" for problem in e.problems)
-    lines.append(f"assumed: {t4_estimate.ASSUMPTION}")
-    return "\n".join(lines)
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -232,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         for outcome in pool.map(run, paths):  # in chapter order, as each is done
             outcomes.append(outcome)
-            print("\n".join(report(outcomes[-1:]).splitlines()[1:]), flush=True)
+            print("\n".join(_lines([outcome])), flush=True)
     print(report(outcomes))
     if args.json:
         Path(args.json).write_text(
