@@ -5,7 +5,7 @@ topic module (``from course_lib.embeddings import word2vec``). Importing the pac
 a GPU nor a network connection.
 """
 
-from course_lib.runtime import device, pick, profile, seed_everything
+from course_lib.runtime import device, pick, profile, run_seed, seed_everything
 
-__all__ = ["device", "pick", "profile", "seed_everything"]
+__all__ = ["device", "pick", "profile", "run_seed", "seed_everything"]
 __version__ = "0.1.0"

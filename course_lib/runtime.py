@@ -11,6 +11,7 @@ A notebook states its sizes once::
 from __future__ import annotations
 
 import contextlib
+import operator
 import os
 import random
 from collections.abc import Iterator
@@ -44,15 +45,62 @@ def device() -> torch.device:
     return torch.device("cpu")
 
 
+SEED_ENV = "COURSE_SEED"
+
+
+def run_offset() -> int:
+    """The run's random stream: ``COURSE_SEED`` (default 0), a non-negative integer.
+
+    ``make seeds`` runs a chapter again with ``COURSE_SEED=1`` and ``2`` to see which of its
+    findings survive another random draw.
+    """
+    value = os.environ.get(SEED_ENV, "").strip()
+    if not value:
+        return 0
+    try:
+        offset = int(value)
+    except ValueError:
+        offset = -1
+    if offset < 0:
+        raise ValueError(
+            f"{SEED_ENV}={value!r} is not a non-negative integer; unset it for the book's "
+            f"own draw (0) or set e.g. {SEED_ENV}=1"
+        )
+    return offset
+
+
+def run_seed(seed: int) -> int:
+    """``seed`` as this run uses it: unchanged when ``COURSE_SEED`` is 0 (the book's draw),
+    otherwise mixed with it, so that every seed a chapter or ``course_lib`` sets moves to another
+    random stream together and no two of them meet.
+
+    Every generator the course seeds from a constant goes through here:
+    ``torch.Generator().manual_seed(run_seed(0))``.
+    """
+    if isinstance(seed, bool):
+        raise TypeError(f"seed must be an int, got {seed!r}")
+    seed = operator.index(seed)  # an int, or a NumPy integer; a float is a TypeError
+    offset = run_offset()
+    if offset == 0:
+        return seed
+    state = np.random.SeedSequence((offset, seed % 2**63)).generate_state(1, np.uint64)
+    return int(state[0]) >> 1  # below 2**63, as torch.manual_seed takes
+
+
 def seed_everything(seed: int = 0) -> int:
-    """Seed Python, NumPy and torch (all devices): a notebook run twice prints the same numbers."""
-    if not isinstance(seed, int) or seed < 0:
+    """Seed Python, NumPy and torch (all devices) with ``run_seed(seed)``: a notebook run
+    twice prints the same numbers, and ``COURSE_SEED`` moves it to another random stream.
+
+    Returns the seed actually used (``seed`` itself when ``COURSE_SEED`` is 0).
+    """
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be a non-negative int, got {seed!r}")
-    random.seed(seed)
-    np.random.seed(seed % 2**32)
-    torch.manual_seed(seed)
-    os.environ["PYTHONHASHSEED"] = str(seed)
-    return seed
+    used = run_seed(seed)
+    random.seed(used)
+    np.random.seed(used % 2**32)
+    torch.manual_seed(used)
+    os.environ["PYTHONHASHSEED"] = str(used)
+    return used
 
 
 def profile() -> str:

@@ -17,6 +17,7 @@ import torch
 
 from course_lib.backprop.engine import OpCounter, grad, zero_grad
 from course_lib.backprop.value import Value
+from course_lib.runtime import run_seed
 
 __all__ = [
     "BackwardCost",
@@ -73,7 +74,7 @@ def gradient_check_precision(
     The truncation error shrinks like ε², the rounding error grows like u/ε (u ≈ 6e-8 in float32,
     1e-16 in float64): float32 never gets close. Returns ``{"eps", "float32", "float64"}`` lists.
     """
-    gen = torch.Generator().manual_seed(seed)
+    gen = torch.Generator().manual_seed(run_seed(seed))
     base = [
         torch.randn(shape, generator=gen, dtype=torch.float64)
         for shape in ((5, 4), (4,), (5,))
@@ -125,7 +126,7 @@ def separate_vs_shared_cost(
         raise ValueError(
             f"widths needs >= 2 positive sizes (input, layers...); got {widths}"
         )
-    gen = torch.Generator().manual_seed(seed)
+    gen = torch.Generator().manual_seed(run_seed(seed))
 
     def leaf(name: str, *shape: int) -> Value:
         data = (

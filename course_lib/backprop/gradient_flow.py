@@ -23,7 +23,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from course_lib.runtime import one_thread
+from course_lib.runtime import one_thread, run_seed
 
 __all__ = [
     "MLP_ACTIVATIONS",
@@ -121,7 +121,7 @@ def mlp_gradient_flow(
         raise ValueError(f"init_scale must be positive; got {init_scale}")
     if wrt not in ("weight", "activation"):
         raise ValueError(f"wrt must be 'weight' or 'activation'; got {wrt!r}")
-    gen = torch.Generator().manual_seed(seed)
+    gen = torch.Generator().manual_seed(run_seed(seed))
     x = torch.randn(batch, width, generator=gen, dtype=dtype).to(device)  # (B, D)
     y = torch.randint(n_classes, (batch,), generator=gen).to(device)  # (B,)
     W_out = torch.randn(n_classes, width, generator=gen, dtype=dtype) / math.sqrt(width)

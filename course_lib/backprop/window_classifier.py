@@ -31,7 +31,7 @@ from torch import Tensor, nn
 from course_lib.backprop import Value, softmax_cross_entropy, zero_grad
 from course_lib.data.vocab import Vocab
 from course_lib.data.windows import context_at
-from course_lib.runtime import progress_bar
+from course_lib.runtime import progress_bar, run_seed
 from course_lib.training import History, fit
 
 __all__ = [
@@ -144,7 +144,7 @@ def make_batches(
     order = torch.arange(ids.size(0), device=ids.device)  # (N,)
     if seed is not None:
         perm = torch.randperm(
-            ids.size(0), generator=torch.Generator().manual_seed(seed)
+            ids.size(0), generator=torch.Generator().manual_seed(run_seed(seed))
         )
         order = perm.to(ids.device)  # (N,)
     return [(ids[j], tags[j]) for j in order.split(batch_size)]  # (B, K), (B,)
@@ -161,7 +161,7 @@ def init_params(
 
     E ~ N(0, 1) (V, D); W ~ N(0, 1/fan_in) (H, K·D), U likewise (C, H); b, c zero.
     """
-    gen = torch.Generator().manual_seed(seed)
+    gen = torch.Generator().manual_seed(run_seed(seed))
     fan_in = cfg.width * cfg.d_embed
 
     def normal(*shape: int, std: float = 1.0) -> Tensor:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import datetime as dt
 import random
 
+from course_lib.runtime import run_seed
+
 __all__ = ["DATE_FORMATS", "date_pairs", "date_splits", "format_date"]
 
 _FIRST, _LAST = dt.date(1950, 1, 1), dt.date(2049, 12, 31)
@@ -61,7 +63,7 @@ def date_pairs(
         raise ValueError(f"n must be a non-negative int; got {n!r}")
     if days is not None and not days:
         raise ValueError("days is empty: nothing to draw dates from")
-    rng = random.Random(seed)
+    rng = random.Random(run_seed(seed))
     span = (_LAST - _FIRST).days + 1
     pairs = []
     for _ in range(n):
@@ -79,7 +81,7 @@ def date_splits(
         raise ValueError(f"test_fraction must be in (0, 1); got {test_fraction}")
     span = (_LAST - _FIRST).days + 1
     all_days = [_FIRST + dt.timedelta(i) for i in range(span)]
-    random.Random(seed).shuffle(all_days)
+    random.Random(run_seed(seed)).shuffle(all_days)
     cut = int(round(span * test_fraction))
     test_days, train_days = sorted(all_days[:cut]), sorted(all_days[cut:])
     return (

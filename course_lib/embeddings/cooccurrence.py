@@ -34,6 +34,7 @@ from course_lib.embeddings._common import (
     flatten_corpus,
     restrict,
 )
+from course_lib.runtime import run_seed
 
 WEIGHTINGS = ("flat", "harmonic", "ramped")
 
@@ -191,7 +192,7 @@ def _seeded(device: torch.device, seed: int) -> Iterator[None]:
     accel = [] if device.type == "cpu" else [device.index or 0]
     kind = "cuda" if device.type == "cpu" else device.type
     with torch.random.fork_rng(devices=accel, device_type=kind):
-        torch.manual_seed(seed)
+        torch.manual_seed(run_seed(seed))
         yield
 
 

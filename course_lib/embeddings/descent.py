@@ -24,6 +24,7 @@ from torch import Tensor
 
 from course_lib.embeddings._common import Device, check_positive_int, describe
 from course_lib.embeddings.word2vec import SkipGram
+from course_lib.runtime import run_seed
 
 __all__ = ["DescentCurve", "descent_curves", "full_objective"]
 
@@ -102,7 +103,7 @@ def descent_curves(
     P = len(pairs)
     budget = 20 * P if examples is None else examples
     check_positive_int(budget, "examples")
-    gen = torch.Generator().manual_seed(seed)
+    gen = torch.Generator().manual_seed(run_seed(seed))
     start = {  # both tables N(0, init_std²): word2vec's U = 0 would stall the first steps
         name: (torch.randn(vocab_size, dim, generator=gen) * init_std).to(dev)
         for name in ("V", "U")

@@ -31,6 +31,7 @@ from course_lib.backprop.window_classifier import (
 from course_lib.data.batching import shuffled_batches
 from course_lib.data.vocab import Vocab
 from course_lib.embeddings._common import Device, check_positive_int, describe
+from course_lib.runtime import run_seed
 from course_lib.training import fit
 
 __all__ = ["TaggingResult", "embedding_table", "vector_tagger"]
@@ -145,7 +146,9 @@ def vector_tagger(
     model = TorchWindowClassifier(cfg, params, device=dev_)
     model.E.requires_grad_(not freeze)  # frozen: the vectors are what is evaluated
     x, y = make_windows(_lowercased(train), word_vocab, tag_vocab, window, device=dev_)
-    gen = torch.Generator().manual_seed(seed)  # the order of every epoch's minibatches
+    gen = torch.Generator().manual_seed(
+        run_seed(seed)
+    )  # the order of every epoch's minibatches
     trained = [model.W, model.b, model.U, model.c] + ([] if freeze else [model.E])
     history = fit(model, lambda: shuffled_batches(x, y, batch_size, gen),
                   optimizer=torch.optim.Adam(trained, lr=lr), epochs=epochs,

@@ -30,7 +30,7 @@ from torch import Tensor
 from course_lib.embeddings._common import Device, check_positive_int, describe
 from course_lib.embeddings.evaluation import _lookup
 from course_lib.embeddings.word2vec import _reduce
-from course_lib.runtime import progress_bar
+from course_lib.runtime import progress_bar, run_seed
 
 __all__ = [
     "GloVe",
@@ -237,7 +237,7 @@ def train_glove(
     check_positive_int(batch_size, "batch_size")
     dev = torch.device(device) if device is not None else X.device
     i_all, j_all, x_all = (t.to(dev) for t in _entries(X))  # (P,) each
-    gen = torch.Generator(device=dev).manual_seed(seed)
+    gen = torch.Generator(device=dev).manual_seed(run_seed(seed))
     model = GloVe(X.size(0), dim, device=dev, generator=gen).requires_grad_(False)
     sq = [  # AdaGrad sums, start at 1 as in glove.c
         torch.ones_like(p) for p in (model.W, model.W_tilde, model.b, model.b_tilde)

@@ -24,6 +24,7 @@ from torch import Tensor
 
 from course_lib.embeddings._common import Device, check_positive_int, describe
 from course_lib.embeddings.word2vec import CBOW, SkipGram, _reduce
+from course_lib.runtime import run_seed
 
 __all__ = [
     "CBOWNS",
@@ -108,7 +109,7 @@ class NoiseSampler:
         self.probs = probs.to(dev, dtype)  # (V,)
         self.accept = torch.tensor(accept, dtype=dtype, device=dev)  # (V,)
         self.alias = torch.tensor(alias, dtype=torch.long, device=dev)  # (V,)
-        self.generator = torch.Generator(device=dev).manual_seed(seed)
+        self.generator = torch.Generator(device=dev).manual_seed(run_seed(seed))
 
     @property
     def vocab_size(self) -> int:

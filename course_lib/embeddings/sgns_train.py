@@ -56,7 +56,7 @@ from course_lib.embeddings.subsampling import (
     reduced_windows,
     subsample,
 )
-from course_lib.runtime import progress_bar
+from course_lib.runtime import progress_bar, run_seed
 
 __all__ = ["SGNSConfig", "SGNSRun", "encode_corpus", "train_sgns", "vocab_counts"]
 
@@ -285,7 +285,7 @@ def train_sgns(
             "a word in the corpus has count 0: counts must match the corpus"
         )
     tokens, seg = tokens.to(dev), seg.to(dev)  # (N,), (N,)
-    gen = torch.Generator(device=dev).manual_seed(cfg.seed)
+    gen = torch.Generator(device=dev).manual_seed(run_seed(cfg.seed))
     trainer = _Trainer(_init_model(cfg, V, dev, gen), cfg, counts, log_every)
     keep = keep_probabilities(counts, cfg.sample)  # (V,)
     threads_before = torch.get_num_threads()

@@ -32,6 +32,7 @@ from course_lib.embeddings._common import (
     describe,
     flatten_corpus,
 )
+from course_lib.runtime import run_seed
 
 __all__ = [
     "Windows",
@@ -194,7 +195,7 @@ def sgns_pairs(
     ``seed``. Returns a LongTensor (P, 2) of (c, o), ordered by centre position, then offset.
     """
     tokens, seg = flatten_corpus(sentences, device)  # (N,), (N,)
-    gen = torch.Generator(device=tokens.device).manual_seed(seed)
+    gen = torch.Generator(device=tokens.device).manual_seed(run_seed(seed))
     win = dynamic_windows(
         tokens, seg, window, keep_prob=keep_prob, reduce=reduce, generator=gen
     )

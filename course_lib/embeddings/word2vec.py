@@ -35,7 +35,7 @@ from course_lib.embeddings._common import (
     flatten_corpus,
     restrict,
 )
-from course_lib.runtime import progress_bar
+from course_lib.runtime import progress_bar, run_seed
 
 VECTOR_KINDS = ("centre", "outside", "sum", "mean")
 
@@ -356,7 +356,7 @@ def train_word2vec(
         opt = torch.optim.SGD(model.parameters(), lr=lr)
     elif optimizer == "adam":
         opt = torch.optim.Adam(model.parameters(), lr=lr)
-    generator = torch.Generator().manual_seed(seed)
+    generator = torch.Generator().manual_seed(run_seed(seed))
     n = examples[0].size(0)
     history = []
     for epoch in range(epochs):

@@ -27,6 +27,7 @@ from typing import Any
 import torch
 
 from course_lib.exercises.compare import difference, show
+from course_lib.runtime import run_seed
 
 PASSED, FAILED, NOT_ATTEMPTED = "passed", "failed", "not attempted"
 
@@ -169,7 +170,7 @@ def _mistake_named(ex: Exercise, case: Case, received: Any) -> str:
 
 def run_check(ex: Exercise, fn: Callable[..., Any], *, seed: int = 0) -> CheckResult:
     """Run ``fn`` on every case of ``ex`` and compare with the reference (see ``check``)."""
-    gen = torch.Generator().manual_seed(seed)
+    gen = torch.Generator().manual_seed(run_seed(seed))
     cases = list(ex.cases(gen))
     for i, case in enumerate(cases):
         args, kwargs = copy.deepcopy(case.args), copy.deepcopy(case.kwargs)

@@ -27,6 +27,7 @@ from torch import Tensor, nn
 from course_lib.data.windows import context_at
 from course_lib.decoding.protocol import select_rows
 from course_lib.lm.output import SoftmaxOutput
+from course_lib.runtime import run_seed
 from course_lib.training import evaluating
 
 
@@ -143,7 +144,7 @@ def context_windows(
     if kind == "both":
         offsets = torch.cat([torch.arange(-n, 0), torch.arange(1, n + 1)])  # (2n,)
     else:
-        g = torch.Generator().manual_seed(seed)
+        g = torch.Generator().manual_seed(run_seed(seed))
         draw = torch.randint(0, 2 * reach, (ids.numel(), n), generator=g)  # (M, n)
         offsets = draw - reach + (draw >= reach).long()  # (M, n) in ±1..reach
     x, _ = context_at(ids, offsets, pad_id)  # (M, W)

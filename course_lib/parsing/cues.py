@@ -31,6 +31,8 @@ from typing import NamedTuple, Protocol
 
 import numpy as np
 
+from course_lib.runtime import run_seed
+
 __all__ = [
     "Recurrence",
     "arc_lengths",
@@ -103,7 +105,7 @@ def random_arcs(
     ``arcs`` defaults to :func:`gold_arcs`; ``seed`` makes the draw reproducible.
     """
     arcs = gold_arcs(sentences) if arcs is None else arcs
-    u = np.random.default_rng(seed).random(len(arcs))  # (A,)
+    u = np.random.default_rng(run_seed(seed)).random(len(arcs))  # (A,)
     out = []
     for (k, h, d), r in zip(arcs, u, strict=True):
         n, o = len(sentences[k].heads), d - h

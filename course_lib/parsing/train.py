@@ -45,6 +45,7 @@ from course_lib.parsing.oracle import gold_arrays, oracle_ids
 from course_lib.parsing.projectivity import is_projective
 from course_lib.parsing.state import BatchConfigurations
 from course_lib.runtime import device as default_device
+from course_lib.runtime import run_seed
 from course_lib.training import (
     SCHEDULES,
     History,
@@ -268,7 +269,7 @@ def train_parser(
     device = torch.device(device) if device is not None else default_device()
     start = time.perf_counter()
     deadline = start + max_seconds if max_seconds is not None else math.inf
-    torch.manual_seed(seed)
+    torch.manual_seed(run_seed(seed))
     vocabs = build_vocabs(train, min_freq=min_freq)
     x, y = oracle_examples(train, vocabs)  # (M, F), (M,)
     x, y = x.to(device), y.to(device)  # on a GPU the minibatches are sliced there
@@ -290,7 +291,7 @@ def train_parser(
     sched = lr_scheduler(opt, lr_schedule, epochs * math.ceil(len(y) / batch_size))
     averaged = weight_average(model, average) if average is not None else None
     scored = averaged.module if averaged is not None else model  # dev is scored with it
-    gen = torch.Generator().manual_seed(seed)
+    gen = torch.Generator().manual_seed(run_seed(seed))
     loss = nn.CrossEntropyLoss()
     drop = _word_dropout(vocabs, word_dropout, device)
     history, scores = History(), []

@@ -27,6 +27,7 @@ import torch.distributed as dist
 from course_lib.pretraining.causal_lm import eval_blocks
 from course_lib.pretraining.distributed import TrainConfig, pretrain
 from course_lib.pretraining.gpt import GPT, GPTConfig
+from course_lib.runtime import run_seed
 
 __all__ = ["main", "parse_args", "run_torchrun", "torchrun_command"]
 
@@ -63,10 +64,10 @@ def main(argv: list[str] | None = None) -> list[float]:
     local = int(os.environ.get("LOCAL_RANK", "0"))
     device = torch.device(f"cuda:{local}" if cuda else "cpu")
     fields = json.loads(args.model)
-    torch.manual_seed(args.seed)  # the same initial weights on every rank
+    torch.manual_seed(run_seed(args.seed))  # the same initial weights on every rank
     if args.synthetic:
         V = fields.setdefault("vocab_size", 64)
-        g = torch.Generator().manual_seed(args.seed)
+        g = torch.Generator().manual_seed(run_seed(args.seed))
         ids = torch.randint(0, V, (args.synthetic,), generator=g)
     else:
         ids = torch.load(args.data, weights_only=True)

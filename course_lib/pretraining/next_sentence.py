@@ -16,6 +16,8 @@ from collections.abc import Sequence
 
 import torch
 
+from course_lib.runtime import run_seed
+
 __all__ = ["nsp_examples", "nsp_ids", "shared_word_share"]
 
 Pair = tuple[int, tuple[list[int], list[int]]]
@@ -39,7 +41,7 @@ def nsp_examples(
     ``half`` ids; with probability ½ B the next ``half`` (label 1, IsNext), else the
     second half of another paragraph drawn at random (label 0, NotNext)."""
     long = _long_enough(paragraphs, half)
-    g = torch.Generator().manual_seed(seed)
+    g = torch.Generator().manual_seed(run_seed(seed))
     examples = []
     for i, p in enumerate(long):
         is_next = bool(torch.rand((), generator=g) < 0.5)

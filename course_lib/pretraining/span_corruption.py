@@ -35,6 +35,7 @@ import torch
 from torch import Tensor, nn
 
 from course_lib.data.batching import pad
+from course_lib.runtime import run_seed
 
 __all__ = [
     "noise_counts",
@@ -86,7 +87,11 @@ def random_spans_noise_mask(
 ) -> Tensor:
     """Which of ``length`` positions are noise: bool (L,), spans alternating kept/noise."""
     num_noise, num_spans = noise_counts(length, noise_density, mean_span)
-    g = generator if generator is not None else torch.Generator().manual_seed(0)
+    g = (
+        generator
+        if generator is not None
+        else torch.Generator().manual_seed(run_seed(0))
+    )
     n = max(length, 2)
     if num_spans > n - num_noise:  # T5's segmentation fails here too
         raise ValueError(
@@ -176,7 +181,11 @@ def span_batch(
     Rows of one length get the same noise counts, so a batch of blocks has no padding."""
     if blocks.dim() != 2 or blocks.size(1) < 2:
         raise ValueError(f"blocks must be (B, L >= 2) ids; got {tuple(blocks.shape)}")
-    g = generator if generator is not None else torch.Generator().manual_seed(0)
+    g = (
+        generator
+        if generator is not None
+        else torch.Generator().manual_seed(run_seed(0))
+    )
     srcs, tgts = [], []
     for row in blocks.cpu():
         inputs, targets = span_corrupt(
@@ -204,7 +213,7 @@ def span_corruption_objective(
 
     def objective(model: nn.Module, blocks: Tensor) -> Tensor:
         seed = int(torch.randint(0, 2**62, (1,)))  # the global RNG's next draw
-        g = torch.Generator().manual_seed(seed)
+        g = torch.Generator().manual_seed(run_seed(seed))
         src, tgt = span_batch(blocks, sentinels, generator=g, **framing)
         return model.loss(src.to(blocks.device), tgt.to(blocks.device))
 

@@ -27,6 +27,7 @@ from course_lib.data.batching import pad
 from course_lib.decoding import greedy_decode
 from course_lib.pretraining.common import at_least_float32
 from course_lib.pretraining.masked_lm import IGNORE
+from course_lib.runtime import run_seed
 from course_lib.training import evaluating, fit
 
 __all__ = [
@@ -196,7 +197,7 @@ def tune(
         raise ValueError(
             f"steps and eval_every must be >= 1; got {steps}, {eval_every}"
         )
-    g = torch.Generator().manual_seed(seed)
+    g = torch.Generator().manual_seed(run_seed(seed))
     history = TuneHistory()
     counter = itertools.count(1)
 

@@ -24,6 +24,7 @@ import torch
 from torch import Tensor, nn
 
 from course_lib.data.batching import pad, shuffled_batches
+from course_lib.runtime import run_seed
 from course_lib.training import evaluating, fit
 
 __all__ = [
@@ -154,9 +155,9 @@ def linear_probe(
         raise ValueError(
             "the features and labels must be non-empty and of the same length"
         )
-    gen = torch.Generator().manual_seed(seed)
+    gen = torch.Generator().manual_seed(run_seed(seed))
     with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
+        torch.manual_seed(run_seed(seed))
         probe = nn.Linear(train_x.size(1), n_classes).to(device)  # W, b
 
     batches = lambda: shuffled_batches(train_x, train_y, batch_size, gen)  # noqa: E731

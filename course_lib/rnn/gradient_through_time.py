@@ -34,6 +34,7 @@ from torch import Tensor, nn
 from course_lib.rnn.long_range import LongRangeClassifier, long_range_batch
 from course_lib.rnn.rnn_cell import RNNCell
 from course_lib.rnn.stacked import CELLS, RecurrentNet, load_torch_weights
+from course_lib.runtime import run_seed
 
 __all__ = [
     "hidden_state_gradients",
@@ -87,7 +88,7 @@ def scale_recurrent_weights(
     if not scale > 0:
         raise ValueError(f"scale must be positive; got {scale}")
     H = cell.hidden_size
-    gen = torch.Generator().manual_seed(seed)
+    gen = torch.Generator().manual_seed(run_seed(seed))
     with torch.no_grad():
         W_h = cell.W_hh.T if isinstance(cell, RNNCell) else cell.weight_hh  # (kH, H)
         W = torch.randn(W_h.shape, generator=gen, dtype=torch.float64)  # (kH, H)
@@ -121,10 +122,10 @@ def _random_cell_setup(
         raise ValueError(f"kind must be one of {list(CELLS)}; got {kind!r}")
     if not isinstance(length, int) or length < 1:
         raise ValueError(f"length must be a positive int; got {length!r}")
-    gen = torch.Generator().manual_seed(seed)
+    gen = torch.Generator().manual_seed(run_seed(seed))
     x = torch.randn(batch, length, inputs, generator=gen, dtype=torch.float64)
     labels = torch.randint(n_classes, (batch,), generator=gen)  # (B,)
-    torch.manual_seed(seed)
+    torch.manual_seed(run_seed(seed))
     readout = nn.Linear(hidden, n_classes, dtype=torch.float64)
     cell = CELLS[kind](inputs, hidden, dtype=torch.float64)
     return x, labels, readout, cell
@@ -182,7 +183,7 @@ def trained_rnn_gradients(
         net, copy.deepcopy(rnn).double().cpu()
     )  # the model is left as is
     cell = net.cells[0].to(device)
-    gen = torch.Generator().manual_seed(seed)
+    gen = torch.Generator().manual_seed(run_seed(seed))
     tokens, labels, _ = long_range_batch(
         batch, length, n_classes=model.n_classes, generator=gen, device=device
     )

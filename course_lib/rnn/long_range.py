@@ -26,6 +26,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from course_lib.runtime import run_seed
 from course_lib.training import evaluating
 
 __all__ = [
@@ -131,7 +132,7 @@ def train_long_range(
         raise ValueError(f"optimizer must be 'adam' or 'sgd'; got {optimizer!r}")
     if clip_norm is not None and not clip_norm > 0:
         raise ValueError(f"clip_norm must be positive or None; got {clip_norm}")
-    gen = torch.Generator().manual_seed(seed)
+    gen = torch.Generator().manual_seed(run_seed(seed))
     make = torch.optim.Adam if optimizer == "adam" else torch.optim.SGD
     opt = make(model.parameters(), lr=lr)
     history: dict[str, Any] = {"loss": [], "grad_norm": []}
@@ -173,7 +174,7 @@ def accuracy_by_distance(
     device: torch.device | str | None = None,
 ) -> dict[int, float]:
     """Accuracy at each distance d (``n_per`` fresh sequences each, seeded). Returns {d: acc}."""
-    gen = torch.Generator().manual_seed(seed)
+    gen = torch.Generator().manual_seed(run_seed(seed))
     out = {}
     with evaluating(model):
         for d in distances:

@@ -21,6 +21,7 @@ from torch import Tensor, nn
 
 from course_lib.rnn.cell import TORCH_PARAMETERS
 from course_lib.rnn.stacked import RecurrentNet, load_torch_weights
+from course_lib.runtime import run_seed
 
 __all__ = ["TORCH_MODULES", "seconds_per_pass", "torch_parity"]
 
@@ -58,7 +59,7 @@ def torch_parity(
         raise ValueError(f"kind must be one of {list(TORCH_MODULES)}; got {kind!r}")
     if min(B, T, D, H) < 1:
         raise ValueError(f"B, T, D, H must be >= 1; got {(B, T, D, H)}")
-    torch.manual_seed(seed)
+    torch.manual_seed(run_seed(seed))
     kw = dict(dtype=torch.float64, device=device)
     ref = TORCH_MODULES[kind](D, H, batch_first=True, **kw)
     ours = load_torch_weights(RecurrentNet(kind, D, H, **kw), ref)

@@ -35,6 +35,7 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 from course_lib.data.batching import length_groups, pad
 from course_lib.data.treebank import Sentence
 from course_lib.data.vocab import Vocab
+from course_lib.runtime import run_seed
 from course_lib.training import evaluating
 
 __all__ = [
@@ -179,7 +180,7 @@ def tagging_batches(
     counts = v.words.counts
     rare = {i for i, w in enumerate(v.words.tokens) if counts.get(w, 0) == 1}
     unk, pad_id = v.words.unk_index, v.words.index(PAD)
-    rng = random.Random(seed)
+    rng = random.Random(run_seed(seed))
 
     def batches() -> Iterator[Batch]:
         chosen = rng.sample(groups, len(groups)) if shuffle else groups

@@ -30,6 +30,7 @@ from course_lib.rnn.long_range import (
     long_range_batch,
 )
 from course_lib.rnn.window_mlp import WindowMLP
+from course_lib.runtime import run_seed
 from course_lib.training import History, fit
 
 __all__ = ["WindowComparison", "compare_windows", "n_params", "train_on_task"]
@@ -76,7 +77,7 @@ def train_on_task(
     Cross-entropy, Adam, the global gradient norm clipped at ``clip_norm``; the batches are
     drawn on the CPU from ``seed``, so every model trained with one seed sees the same ones.
     """
-    gen = torch.Generator().manual_seed(seed)
+    gen = torch.Generator().manual_seed(run_seed(seed))
     batches = (
         long_range_batch(batch, length, n_classes=model.n_classes, generator=gen)[:2]
         for _ in range(steps)
@@ -128,7 +129,7 @@ def compare_windows(
     result.window = {f"w = {w}": int(w) for w in windows}
     models = {}
     for name, make in build.items():
-        torch.manual_seed(seed)
+        torch.manual_seed(run_seed(seed))
         models[name] = make().to(device)
         history = train_on_task(
             models[name],

@@ -9,6 +9,7 @@ import torch
 from torch import Tensor
 
 from course_lib.data.batching import length_groups, pad_with_lengths
+from course_lib.runtime import run_seed
 
 Encode = Callable[[str], list[int]]
 
@@ -37,7 +38,7 @@ def labelled_batches(
         raise ValueError("pairs is empty: nothing to batch")
     if not isinstance(batch_size, int) or batch_size < 1:
         raise ValueError(f"batch_size must be an int >= 1; got {batch_size!r}")
-    g = torch.Generator().manual_seed(seed)
+    g = torch.Generator().manual_seed(run_seed(seed))
     n = len(pairs)
     order = torch.randperm(n, generator=g).tolist() if shuffle else None
     ids = [(encode(sentence) or [pad_id])[:max_len] for _, sentence in pairs]

@@ -13,6 +13,7 @@ import random
 from dataclasses import dataclass
 
 from course_lib.data import translation_pairs
+from course_lib.runtime import run_seed
 from course_lib.seq2seq.translation import tokenize
 
 __all__ = [
@@ -57,7 +58,7 @@ def tatoeba_splits(
         if en.count(" ") < max_len and fr.count(" ") < max_len:  # cheap pre-filter
             raw.setdefault(en.lower(), []).append(fr)
     keys = sorted(raw)
-    random.Random(seed).shuffle(keys)
+    random.Random(run_seed(seed)).shuffle(keys)
     dev: list[Multi] = []
     test: list[Multi] = []
     train: list[Pair] = []
@@ -78,7 +79,7 @@ def tatoeba_splits(
         raise ValueError(
             f"only {len(dev) + len(test)} source sentences for dev and test"
         )
-    random.Random(seed + 1).shuffle(train)
+    random.Random(run_seed(seed + 1)).shuffle(train)
     return TranslationSplits(train[:n_train] if n_train else train, dev, test)
 
 

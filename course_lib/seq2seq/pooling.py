@@ -16,6 +16,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
+from course_lib.runtime import run_seed
 from course_lib.training import fit
 
 __all__ = [
@@ -42,7 +43,7 @@ def kernel_regression_data(
     """
     if n_train < 1 or n_test < 1:
         raise ValueError(f"n_train and n_test must be >= 1; got {n_train}, {n_test}")
-    gen = torch.Generator().manual_seed(seed)
+    gen = torch.Generator().manual_seed(run_seed(seed))
 
     def f(x: Tensor) -> Tensor:
         return 2 * torch.sin(x) + x**0.8

@@ -24,6 +24,7 @@ from torch import Tensor
 from course_lib.data import Vocab
 from course_lib.data.batching import length_groups, pad, pad_with_lengths
 from course_lib.decoding import ALPHA, Hypothesis, beam_search, greedy_decode
+from course_lib.runtime import run_seed
 from course_lib.training import evaluating
 
 __all__ = [
@@ -122,7 +123,7 @@ def make_batches(
         )
         for group in length_groups([len(s) for s in sources], batch_size)
     ]
-    rng = random.Random(seed)
+    rng = random.Random(run_seed(seed))
 
     def epoch() -> list[Batch]:
         if shuffle:

@@ -29,6 +29,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
+from course_lib.runtime import run_seed
 from course_lib.speech.ctc_inputs import _check_ctc, _padded_targets
 
 __all__ = [
@@ -344,7 +345,7 @@ def time_ctc(
     generator: the global random state is left as it was.
     """
     device = torch.device("cpu" if device is None else device)
-    g = torch.Generator().manual_seed(0)
+    g = torch.Generator().manual_seed(run_seed(0))
     logits = torch.randn(batch, frames, classes, generator=g).to(device)  # (B, T, C)
     logits.requires_grad_()
     target_lengths = torch.randint(2, 8, (batch,), generator=g)  # (B,)

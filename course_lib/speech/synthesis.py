@@ -18,6 +18,7 @@ import numpy as np
 import scipy.signal
 
 from course_lib.data.fsdd import FSDD_RATE, Recording
+from course_lib.runtime import run_seed
 
 __all__ = [
     "DIGITS",
@@ -115,7 +116,7 @@ def digit_strings(
     lo, hi = lengths
     if not 1 <= lo <= hi:
         raise ValueError(f"lengths must be (lo, hi) with 1 <= lo <= hi; got {lengths}")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(run_seed(seed))
     out = []
     for _ in range(n):
         picks = rng.integers(len(recordings), size=rng.integers(lo, hi + 1))
@@ -180,7 +181,7 @@ def trigger_clips(
         raise ValueError(
             f"steps and label_steps must be >= 1; got {steps}, {label_steps}"
         )
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(run_seed(seed))
     N = int(seconds * FSDD_RATE)
     out = []
     for _ in range(n):

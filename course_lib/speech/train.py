@@ -20,7 +20,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from course_lib.data.batching import length_groups, pad, pad_with_lengths
-from course_lib.runtime import one_thread
+from course_lib.runtime import one_thread, run_seed
 from course_lib.seq2seq.train import seq2seq_loss
 from course_lib.speech.ctc import ctc_loss
 from course_lib.speech.features import log_mel
@@ -83,7 +83,7 @@ def length_batches(lengths: Sequence[int], batch_size: int, seed: int | None = N
     """Index batches of similar lengths; shuffled (seeded) when ``seed`` is given."""
     batches = length_groups(lengths, batch_size)
     if seed is not None:
-        np.random.default_rng(seed).shuffle(batches)
+        np.random.default_rng(run_seed(seed)).shuffle(batches)
     return batches
 
 
@@ -108,7 +108,7 @@ def _fit_one_cycle(
 def _epochs(frames, targets, batch_size, seed, make, augment=False):
     """A function giving each epoch's shuffled batches (fit calls it once an epoch);
     ``augment`` applies :func:`spec_augment` to the frames (first item) of each batch."""
-    epoch, gen = [0], torch.Generator().manual_seed(seed)
+    epoch, gen = [0], torch.Generator().manual_seed(run_seed(seed))
 
     def batches():
         epoch[0] += 1

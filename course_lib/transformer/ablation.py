@@ -21,6 +21,7 @@ from collections.abc import Callable
 import torch
 from torch import Tensor, nn
 
+from course_lib.runtime import run_seed
 from course_lib.training import fit
 from course_lib.transformer.attention import MultiHeadAttention
 from course_lib.transformer.layers import FeedForward
@@ -85,7 +86,7 @@ def ablation_experiment(
     """
     if n_layers < 1 or steps < 1:
         raise ValueError(f"n_layers and steps must be >= 1; got {n_layers}, {steps}")
-    torch.manual_seed(seed)
+    torch.manual_seed(run_seed(seed))
     model = SortStack(
         lambda: AblationLayer(
             d_model, n_heads, 4 * d_model, residual=residual, ffn=ffn

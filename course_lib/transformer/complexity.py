@@ -25,6 +25,8 @@ import time
 import torch
 from torch import Tensor, nn
 
+from course_lib.runtime import run_seed
+
 __all__ = [
     "ConvLayer",
     "conv_path_length",
@@ -85,7 +87,7 @@ def conv_path_length(n: int, kernel: int = 3, *, d_model: int = 4) -> int:
     nonzero gradient with respect to the input at position 0 (it then "sees" it)."""
     if n < 2:
         raise ValueError(f"n must be >= 2; got {n}")
-    gen = torch.Generator().manual_seed(0)
+    gen = torch.Generator().manual_seed(run_seed(0))
     x = torch.randn(1, n, d_model, generator=gen, dtype=torch.float64)  # (1, T, D)
     h = x.requires_grad_()
     for depth in range(1, n + 1):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
+from course_lib.runtime import run_seed
 from course_lib.training import evaluating
 from course_lib.transformer.model import Transformer, TransformerConfig
 from course_lib.transformer.train import train_translation
@@ -77,8 +78,8 @@ def length_experiment(
         raise ValueError(
             f"positional must be 'sinusoidal' or 'learned'; got {positional!r}"
         )
-    gen = torch.Generator().manual_seed(seed)
-    torch.manual_seed(seed)
+    gen = torch.Generator().manual_seed(run_seed(seed))
+    torch.manual_seed(run_seed(seed))
     config = TransformerConfig(
         _FIRST + n_symbols, _FIRST + n_symbols, d_model=d_model, n_heads=n_heads,
         d_ff=4 * d_model, n_encoder_layers=n_layers, n_decoder_layers=n_layers,

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 import torch
 from torch import Tensor, nn
 
+from course_lib.runtime import run_seed
 from course_lib.seq2seq.translation import Batch
 from course_lib.training import History, fit
 from course_lib.transformer.layers import EncoderLayer
@@ -95,7 +96,7 @@ def sort_batches(
 ) -> list[tuple[Tensor, Tensor]]:
     """The depth experiments' task: ``steps`` batches of random digits x (B, T) in 0 … vocab−1
     and the same digits sorted, y (B, T): one label per position."""
-    gen = torch.Generator().manual_seed(seed)
+    gen = torch.Generator().manual_seed(run_seed(seed))
     x = torch.randint(0, vocab, (steps, batch_size, length), generator=gen)
     return [(xb.to(device), xb.sort(-1).values.to(device)) for xb in x]
 
@@ -150,7 +151,7 @@ def stack_experiment(
     Returns {"loss": per step, "grad_norm": global norm per step, "layer_grad":
     the gradient norm of each layer's parameters at the first step (bottom to top)}.
     """
-    torch.manual_seed(seed)
+    torch.manual_seed(run_seed(seed))
     model = SortStack(
         lambda: EncoderLayer(
             d_model, 4, 4 * d_model, dropout=0.0, norm_first=norm_first
