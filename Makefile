@@ -17,13 +17,14 @@ endif
 export COURSE_LIB_DATA
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: help install book book-all chapter _chapter gpu-check test-newest test unit notebooks book-check lint clean
+.PHONY: help install book book-all chapter _chapter gpu-check seeds test-newest test unit notebooks book-check lint clean
 
 help:
 	@echo "make book   build the HTML book (profile: COURSE_PROFILE=smoke|cpu|gpu, default gpu with CUDA else cpu)"
 	@echo "make book-all   the same, executing every chapter again"
 	@echo "make chapter N=09   build one chapter's page (and the book's other pages)"
 	@echo "make gpu-check   every chapter with the gpu sizes, a few steps each, on the CPU"
+	@echo "make seeds N=09   a chapter (or N=all) again with seeds 1 and 2: the asserts and verdicts that do not hold"
 	@echo "make test   unit tests, notebooks under nbval (smoke profile) and the book build check"
 
 $(STAMP): requirements.txt pyproject.toml
@@ -111,6 +112,14 @@ lint: $(STAMP) $(LINT_STAMP)
 # (tools/gpu_check.py): a shape or configuration error in the gpu sizes fails here first.
 gpu-check: $(STAMP)
 	OMP_NUM_THREADS=1 COURSE_DEVICE=cpu $(BIN)/python tools/gpu_check.py --jobs $(JOBS) $(N)
+
+# A chapter (N=09, or N=all) in the cpu profile with COURSE_SEED 0, 1 and 2, each into its own
+# folder under _build/seeds (tools/seeds.py): every assert that fails and every glued verdict
+# that differs from seed 0's is printed, and any of them fails the target.
+SEEDS ?= 1 2
+seeds: $(STAMP)
+	@test -n "$(N)" || { echo "usage: make seeds N=09 (or N=all)"; exit 2; }
+	$(BIN)/python tools/seeds.py $(N) --seeds $(SEEDS) --jobs $(BOOK_JOBS)
 
 # What a Colab user's first cell installs: `pip install .` into a fresh environment, with the
 # newest versions pyproject.toml's ranges allow (not requirements.txt's pins), then the unit

@@ -18,9 +18,12 @@ from typing import Any
 import numpy as np
 import torch
 
-from course_lib.runtime import device, profile
+from course_lib.runtime import device, profile, run_offset
 
-RUN_KEY = "_run"  # where record() keeps the run's profile and device
+RUN_KEY = "_run"  # where record() keeps the run's profile, device and seed
+EXAMPLES_KEY = (
+    "_examples"  # the names recorded as examples (one draw shown, not a finding)
+)
 
 
 def results_dir() -> Path:
@@ -54,7 +57,9 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def record(chapter: str, name: str, value: Any, *, glue: bool = True) -> None:
+def record(
+    chapter: str, name: str, value: Any, *, glue: bool = True, example: bool = False
+) -> None:
     """Save ``value`` under ``name`` for ``chapter`` and glue it for the prose.
 
     The glue key is ``<chapter>_<name>`` (``record("ch01", "vocab_size", n)`` is quoted in the
@@ -63,6 +68,10 @@ def record(chapter: str, name: str, value: Any, *, glue: bool = True) -> None:
         The file also keeps, under ``"_run"``, the profile and the device of the run that wrote it
     (read back with ``run_info``; ``load`` leaves it out), so that the Results page can say how
     each number was obtained.
+
+    ``example=True`` marks a value that shows one draw (a sampled sentence, the costliest head
+    of one run) rather than a finding: ``make seeds`` does not expect it to survive another
+    random draw, and the prose must not state it as a finding.
 
     The JSON file is rewritten atomically (temporary file, then rename), so an interrupted run never
     leaves half a file behind. Nothing is returned, so a record as the last line of a cell
@@ -84,7 +93,14 @@ def record(chapter: str, name: str, value: Any, *, glue: bool = True) -> None:
     path = folder / f"{chapter}.json"
     data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
     data[name] = plain
-    data[RUN_KEY] = {"profile": profile(), "device": str(device())}
+    data[RUN_KEY] = {
+        "profile": profile(),
+        "device": str(device()),
+        "seed": run_offset(),
+    }
+    examples = set(data.pop(EXAMPLES_KEY, [])) - {name} | ({name} if example else set())
+    if examples:
+        data[EXAMPLES_KEY] = sorted(examples)
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{chapter}.", suffix=".json")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -127,7 +143,7 @@ def _read(chapter: str) -> dict[str, Any]:
 
 def load(chapter: str) -> dict[str, Any]:
     """All values recorded for ``chapter`` (an empty dict when none were)."""
-    return {k: v for k, v in _read(chapter).items() if k != RUN_KEY}
+    return {k: v for k, v in _read(chapter).items() if k not in (RUN_KEY, EXAMPLES_KEY)}
 
 
 def run_info(chapter: str) -> dict[str, str] | None:

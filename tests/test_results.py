@@ -67,3 +67,16 @@ def test_recorder_writes_what_record_writes(tmp_path, monkeypatch):
         results.recorder("")
     with pytest.raises(ValueError, match="identifiers"):
         rec("not a name", 1)
+
+
+def test_record_keeps_the_seed_and_the_examples(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_RESULTS_DIR", str(tmp_path))
+    monkeypatch.setenv("COURSE_SEED", "2")
+    results.record("ch03", "verdict", "ahead", glue=False)
+    results.record("ch03", "sample", "the cat sat", glue=False, example=True)
+    assert results.run_info("ch03")["seed"] == 2
+    data = json.loads((tmp_path / "ch03.json").read_text())
+    assert data["_examples"] == ["sample"]
+    assert results.load("ch03") == {"verdict": "ahead", "sample": "the cat sat"}
+    results.record("ch03", "sample", "a finding after all", glue=False)
+    assert "_examples" not in json.loads((tmp_path / "ch03.json").read_text())

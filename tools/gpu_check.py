@@ -22,14 +22,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
-import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-import t4_estimate  # tools/, beside this file
+import notebook_run  # tools/, beside this file
+import t4_estimate
 
 ROOT = Path(__file__).resolve().parents[1]
 # What a gpu check records (a few steps' numbers) goes here, never into ``_build/results``,
@@ -74,17 +73,6 @@ def chapters(root: Path = ROOT) -> list[Path]:
     return sorted((root / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
 
-def _is_cell_assert(output: dict) -> bool:
-    """An AssertionError raised by a line of the chapter's own cell, not inside the library."""
-    if output.get("ename") != "AssertionError":
-        return False
-    plain = [
-        re.sub(r"\x1b\[[0-9;]*m", "", line) for line in output.get("traceback", [])
-    ]
-    frames = [line for line in plain if "File " in line or "Cell In" in line]
-    return bool(frames) and "Cell In" in frames[-1]
-
-
 def _slowest_cells(cells: list, n: int = 3) -> list[tuple[int, float]]:
     """The ``n`` cells that took longest (index in the chapter, seconds), from the execution
     times nbclient records in each cell's metadata."""
@@ -106,7 +94,6 @@ def _slowest_cells(cells: list, n: int = 3) -> list[tuple[int, float]]:
 def run(path: Path, timeout: int = 1800) -> Outcome:
     """Execute one chapter in a gpu check and classify what went wrong."""
     import nbformat
-    from nbclient import NotebookClient
 
     nb = nbformat.read(path, as_version=4)
     nb.cells.insert(0, nbformat.v4.new_code_cell(START))
@@ -118,40 +105,19 @@ def run(path: Path, timeout: int = 1800) -> Outcome:
         "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1"),
         "COURSE_RESULTS_DIR": str(RESULTS),
     }
-    saved = {name: os.environ.get(name) for name in env}
-    os.environ.update(env)  # the kernel inherits this process's environment
-    client = NotebookClient(
-        nb,
-        timeout=timeout,
-        kernel_name="python3",
-        allow_errors=True,
-        resources={"metadata": {"path": str(path.parent)}},
-    )
     outcome = Outcome(path.stem)
-    start = time.perf_counter()
-    try:
-        client.execute()
-    except Exception as err:  # noqa: BLE001 (a dead kernel, a timeout: a failure to report)
-        outcome.errors.append(f"{type(err).__name__}: {str(err)[-300:]}")
-    outcome.seconds = time.perf_counter() - start
-    for name, value in saved.items():  # this process's environment as it was
-        if value is None:
-            os.environ.pop(name, None)
-        else:
-            os.environ[name] = value
+    outcome.seconds, stopped = notebook_run.execute(nb, path, env, timeout)
+    if stopped:
+        outcome.errors.append(stopped)
     last = len(nb.cells) - 1
-    for index, cell in enumerate(nb.cells):
-        for output in cell.get("outputs", []):
-            if output.get("output_type") != "error":
-                continue
-            what = f"{output.get('ename')}: {output.get('evalue', '')[:200]}"
-            where = (
-                f"cell {index}: {what}" if 0 < index < last else f"the counting: {what}"
-            )
-            if 0 < index < last and _is_cell_assert(output):
-                outcome.skipped_checks.append(where)
-            else:
-                outcome.errors.append(where)
+    for error in notebook_run.cell_errors(nb):
+        what = f"{error.ename}: {error.evalue[:200]}"
+        inside = 0 < error.index < last
+        where = f"cell {error.index}: {what}" if inside else f"the counting: {what}"
+        if inside and error.own_assert:
+            outcome.skipped_checks.append(where)
+        else:
+            outcome.errors.append(where)
     outcome.slowest = _slowest_cells(nb.cells[1:-1])
     for output in nb.cells[-1].get("outputs", []):
         text = output.get("text", "")

@@ -1,0 +1,167 @@
+"""Run chapters with other random draws and list the findings that do not survive them.
+
+    python tools/seeds.py 09 [NN ...] [--seeds 1 2] [--jobs 2]   # make seeds N=09 (or N=all)
+
+Each chapter runs in the ``cpu`` profile (``--profile``) with ``COURSE_SEED`` 0, then each of
+``--seeds``: every seed the chapter and ``course_lib`` set moves to another random stream
+(``course_lib.runtime.run_seed``). Every run records into its own folder,
+``_build/seeds/seed-<s>/results`` (never ``_build/results``, which the Results page reads), and
+keeps its executed notebook beside it. It prints every ``assert`` of a chapter's cells that
+fails, any other error, and every glued verdict (a recorded string or truth value, not one
+recorded as an ``example``) that differs from seed 0's; it exits 1 on any of them.
+``--reference DIR``: seed 0's results are already in ``DIR`` (a ``make book`` of the same
+profile: ``_build/results``), so seed 0 is not run again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import notebook_run  # tools/, beside this file
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "_build" / "seeds"
+
+
+@dataclass
+class SeedRun:
+    """One chapter run with one seed: what failed, and what it recorded."""
+
+    chapter: str  # "09_pretraining"
+    seed: int
+    seconds: float = 0.0
+    failures: list[str] = field(default_factory=list)
+    results: dict = field(default_factory=dict)
+
+
+def chapters(root: Path, wanted: list[str]) -> list[Path]:
+    """The chapters ``NN`` named in ``wanted`` (all of them for ``all`` or nothing)."""
+    paths = sorted((root / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    if wanted and wanted != ["all"]:
+        numbers = {w.zfill(2) for w in wanted}
+        paths = [p for p in paths if p.name[:2] in numbers]
+        if len(paths) != len(numbers):
+            raise SystemExit(f"no chapter {sorted(numbers)} in {root / 'notebooks'}")
+    return paths
+
+
+def results_file(folder: Path, path: Path) -> Path:
+    """Where a chapter's results are in a results folder: ``chNN.json``."""
+    return folder / f"ch{path.name[:2]}.json"
+
+
+def run(path: Path, seed: int, profile: str, out: Path, timeout: int) -> SeedRun:
+    """Execute chapter ``path`` with ``COURSE_SEED=seed`` into ``out/seed-<seed>``."""
+    import nbformat
+
+    folder = out / f"seed-{seed}"
+    results = folder / "results"
+    results_file(results, path).unlink(missing_ok=True)  # this run's values only
+    nb = nbformat.read(path, as_version=4)
+    env = {
+        "COURSE_PROFILE": profile,
+        "COURSE_SEED": str(seed),
+        "COURSE_RESULTS_DIR": str(results),
+        "COURSE_WIDGET_MODE": "html",
+        "COURSE_PROGRESS": "0",
+        "OMP_NUM_THREADS": "1",
+    }
+    outcome = SeedRun(path.stem, seed)
+    outcome.seconds, stopped = notebook_run.execute(nb, path, env, timeout)
+    if stopped:
+        outcome.failures.append(f"the run stopped: {stopped}")
+    for error in notebook_run.cell_errors(nb):
+        kind = "assert fails" if error.own_assert else "error"
+        outcome.failures.append(f"{kind}: {error}")
+    folder.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, folder / path.name)
+    outcome.results = read_results(results_file(results, path))
+    return outcome
+
+
+def read_results(path: Path) -> dict:
+    """A chapter's recorded values ({} when it recorded none)."""
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
+def verdicts(results: dict) -> dict:
+    """The glued verdicts of a chapter's results: its recorded strings and truth values, less
+    those recorded as examples (one draw shown, not a finding) and the run's own notes."""
+    examples = set(results.get("_examples", []))
+    return {
+        key: value
+        for key, value in results.items()
+        if not key.startswith("_")
+        and key not in examples
+        and isinstance(value, (str, bool))
+    }
+
+
+def flips(reference: dict, other: dict) -> list[str]:
+    """Each verdict of ``reference`` (seed 0's results) that ``other`` states otherwise."""
+    ours, theirs = verdicts(reference), verdicts(other)
+    return [
+        f"verdict differs: {key}: {value!r} at seed 0, {theirs.get(key, '(not recorded)')!r}"
+        for key, value in ours.items()
+        if theirs.get(key) != value
+    ]
+
+
+def _run_star(args: tuple) -> SeedRun:
+    return run(*args)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("chapters", nargs="*", help="chapter numbers, or all (default)")
+    parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--profile", default="cpu", choices=("smoke", "cpu", "gpu"))
+    parser.add_argument(
+        "--jobs", type=int, default=2, help="runs at once (one thread each)"
+    )
+    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--root", type=Path, default=ROOT, help="holds notebooks/")
+    parser.add_argument("--reference", type=Path, help="seed 0's results folder")
+    parser.add_argument("--timeout", type=int, default=3600, help="seconds a cell")
+    args = parser.parse_args(argv)
+    if any(s <= 0 for s in args.seeds):
+        raise SystemExit(
+            "--seeds: the other draws are positive (seed 0 is the reference)"
+        )
+    paths = chapters(args.root, args.chapters)
+    seeds = ([] if args.reference else [0]) + sorted(set(args.seeds))
+    todo = [(p, s, args.profile, args.out, args.timeout) for s in seeds for p in paths]
+    runs: dict[tuple[str, int], SeedRun] = {}
+    with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for outcome in pool.map(_run_star, todo):
+            runs[outcome.chapter, outcome.seed] = outcome
+            took = f"{outcome.seconds:.0f} s, {len(outcome.failures)} failures"
+            print(f"{outcome.chapter} seed {outcome.seed}: {took}", flush=True)
+    bad = 0
+    for path in paths:
+        if args.reference:
+            reference = read_results(results_file(args.reference, path))
+        else:
+            reference = runs[path.stem, 0].results
+        for seed in seeds:
+            outcome = runs[path.stem, seed]
+            found = outcome.failures + (
+                flips(reference, outcome.results) if seed else []
+            )
+            bad += len(found)
+            for line in found:
+                print(f"{path.stem} seed {seed}: {line}")
+        print(f"{path.stem}: {len(verdicts(reference))} glued verdicts, seeds {seeds}")
+    print(
+        f"{bad} failures and flips" if bad else "every assert holds, no verdict flips"
+    )
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
