@@ -18,12 +18,14 @@ from typing import Any
 import numpy as np
 import torch
 
+from course_lib.compare import Comparison
 from course_lib.runtime import device, profile, run_offset
 
-RUN_KEY = "_run"  # where record() keeps the run's profile, device and seed
-EXAMPLES_KEY = (
-    "_examples"  # the names recorded as examples (one draw shown, not a finding)
-)
+# What record() keeps beside the values: the run's profile, device and seed; the names
+# recorded as examples (one draw shown, not a finding); each comparison's verdict word.
+RUN_KEY = "_run"
+EXAMPLES_KEY = "_examples"
+VERDICTS_KEY = "_verdicts"
 
 
 def results_dir() -> Path:
@@ -69,6 +71,9 @@ def record(
     (read back with ``run_info``; ``load`` leaves it out), so that the Results page can say how
     each number was obtained.
 
+    A :class:`course_lib.compare.Comparison` is glued as its text ("ahead by 3.1 points, ±1.6")
+    and its verdict word is kept under ``"_verdicts"``, for ``make seeds`` to compare.
+
     ``example=True`` marks a value that shows one draw (a sampled sentence, the costliest head
     of one run) rather than a finding: ``make seeds`` does not expect it to survive another
     random draw, and the prose must not state it as a finding.
@@ -81,7 +86,8 @@ def record(
         raise ValueError(
             f"chapter and name must be non-empty identifiers, got {chapter!r}, {name!r}"
         )
-    plain = _plain(value)
+    verdict = value.verdict if isinstance(value, Comparison) else None
+    plain = value.text if isinstance(value, Comparison) else _plain(value)
     try:
         json.dumps(plain)
     except TypeError as err:
@@ -101,6 +107,12 @@ def record(
     examples = set(data.pop(EXAMPLES_KEY, [])) - {name} | ({name} if example else set())
     if examples:
         data[EXAMPLES_KEY] = sorted(examples)
+    verdicts = data.pop(VERDICTS_KEY, {})
+    verdicts.pop(name, None)
+    if verdict is not None:
+        verdicts[name] = verdict
+    if verdicts:
+        data[VERDICTS_KEY] = verdicts
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{chapter}.", suffix=".json")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -143,7 +155,7 @@ def _read(chapter: str) -> dict[str, Any]:
 
 def load(chapter: str) -> dict[str, Any]:
     """All values recorded for ``chapter`` (an empty dict when none were)."""
-    return {k: v for k, v in _read(chapter).items() if k not in (RUN_KEY, EXAMPLES_KEY)}
+    return {k: v for k, v in _read(chapter).items() if not k.startswith("_")}
 
 
 def run_info(chapter: str) -> dict[str, str] | None:

@@ -18,6 +18,7 @@ ROOT = Path(course_lib.__file__).parent
 
 LAYERS = [
     {"runtime"},
+    {"compare"},
     {"training", "data", "results", "results_report", "show", "viz"},
     {"decoding"},
     {"backprop"},

@@ -8,7 +8,8 @@ Each chapter runs in the ``cpu`` profile (``--profile``) with ``COURSE_SEED`` 0,
 ``_build/seeds/seed-<s>/results`` (never ``_build/results``, which the Results page reads), and
 keeps its executed notebook beside it. It prints every ``assert`` of a chapter's cells that
 fails, any other error, and every glued verdict (a recorded string or truth value, not one
-recorded as an ``example``) that differs from seed 0's; it exits 1 on any of them.
+recorded as an ``example``; of a recorded comparison, its verdict word: "ahead", "within the
+noise", "behind") that differs from seed 0's; it exits 1 on any of them.
 ``--reference DIR``: seed 0's results are already in ``DIR`` (a ``make book`` of the same
 profile: ``_build/results``), so seed 0 is not run again.
 """
@@ -90,16 +91,19 @@ def read_results(path: Path) -> dict:
 
 
 def verdicts(results: dict) -> dict:
-    """The glued verdicts of a chapter's results: its recorded strings and truth values, less
-    those recorded as examples (one draw shown, not a finding) and the run's own notes."""
+    """The glued verdicts of a chapter's results: each recorded comparison's verdict word, and
+    its other recorded strings and truth values, less those recorded as examples (one draw
+    shown, not a finding) and the run's own notes."""
     examples = set(results.get("_examples", []))
-    return {
+    words = results.get("_verdicts", {})
+    plain = {
         key: value
         for key, value in results.items()
         if not key.startswith("_")
         and key not in examples
         and isinstance(value, (str, bool))
     }
+    return plain | words
 
 
 def flips(reference: dict, other: dict) -> list[str]:
