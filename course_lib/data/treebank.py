@@ -11,6 +11,7 @@ Format: https://universaldependencies.org/format.html
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -140,7 +141,7 @@ def read_conllu(path_or_split: str | Path) -> list[Sentence]:
     if isinstance(path_or_split, str) and path_or_split in EWT_SPLITS:
         path = fetch("ud_english_ewt", EWT_SPLITS[path_or_split])
     else:
-        path = Path(path_or_split)
+        path = _existing(path_or_split)
     with open_text(path) as f:
         lines = f.read().split("\n")
     # The lines are validated above, so IDs and HEADs get quick parsers; the columns
@@ -171,6 +172,35 @@ def read_conllu(path_or_split: str | Path) -> list[Sentence]:
             )
         )
     return sentences
+
+
+_SPLIT_HINTS = {"valid": "dev", "validation": "dev", "val": "dev", "training": "train"}
+
+
+def _existing(path_or_split: str | Path) -> Path:
+    """The path of an existing file; a bare name that is none is taken for a split."""
+    path = Path(path_or_split)
+    if path.is_file() or path.is_dir():  # a folder fails as open() says
+        return path
+    splits = ", ".join(EWT_SPLITS)
+    if (
+        isinstance(path_or_split, str)
+        and path.name == path_or_split
+        and not path.suffix
+    ):
+        close = difflib.get_close_matches(path_or_split, EWT_SPLITS, n=1, cutoff=0.5)
+        hint = _SPLIT_HINTS.get(path_or_split.strip().lower(), (close or [None])[0])
+        mean = f" Did you mean {hint!r}?" if hint else ""
+        raise UnknownNameError(
+            f"Unknown EWT split {path_or_split!r} (and no file of that name here, "
+            f"{Path.cwd()}).{mean} Choose one of {splits}, or give a .conllu path."
+        )
+    raise FileNotFoundError(
+        2,
+        f"No CoNLL-U file at {path} (relative paths start at {Path.cwd()}); "
+        f"read_conllu takes a .conllu (or .conllu.gz) path or an EWT split: {splits}",
+        str(path),
+    )
 
 
 def ewt(split: str) -> list[Sentence]:
