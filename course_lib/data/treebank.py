@@ -12,6 +12,7 @@ Format: https://universaldependencies.org/format.html
 from __future__ import annotations
 
 import difflib
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -179,21 +180,28 @@ _SPLIT_HINTS = {"valid": "dev", "validation": "dev", "val": "dev", "training": "
 
 def _existing(path_or_split: str | Path) -> Path:
     """The path of an existing file; a bare name that is none is taken for a split."""
+    if not isinstance(path_or_split, (str, os.PathLike)):
+        raise TypeError(
+            "read_conllu takes a path or an EWT split name (train, dev, test), got "
+            f"{type(path_or_split).__name__} {path_or_split!r}"
+        )
     path = Path(path_or_split)
-    if path.is_file() or path.is_dir():  # a folder fails as open() says
+    if path.is_file():
         return path
     splits = ", ".join(EWT_SPLITS)
-    if (
-        isinstance(path_or_split, str)
-        and path.name == path_or_split
-        and not path.suffix
-    ):
-        close = difflib.get_close_matches(path_or_split, EWT_SPLITS, n=1, cutoff=0.5)
-        hint = _SPLIT_HINTS.get(path_or_split.strip().lower(), (close or [None])[0])
-        mean = f" Did you mean {hint!r}?" if hint else ""
-        raise UnknownNameError(
-            f"Unknown EWT split {path_or_split!r} (and no file of that name here, "
-            f"{Path.cwd()}).{mean} Choose one of {splits}, or give a .conllu path."
+    name = path_or_split if isinstance(path_or_split, str) else None
+    if name is not None and (not name.strip() or path.name == name and not path.suffix):
+        if not path.is_dir() or not name.strip():
+            close = difflib.get_close_matches(name, EWT_SPLITS, n=1, cutoff=0.5)
+            hint = _SPLIT_HINTS.get(name.strip().lower(), (close or [None])[0])
+            mean = f" Did you mean {hint!r}?" if hint else ""
+            raise UnknownNameError(
+                f"Unknown EWT split {name!r} (and no file of that name in "
+                f"{Path.cwd()}).{mean} Choose one of {splits}, or give a .conllu path."
+            )
+    if path.is_dir():
+        raise IsADirectoryError(
+            21, f"{path} is a folder; read_conllu takes a .conllu file", str(path)
         )
     raise FileNotFoundError(
         2,
@@ -208,7 +216,7 @@ def ewt(split: str) -> list[Sentence]:
 
     Returns 12,544 / 2,001 / 2,077 sentences with 204,577 / 25,147 / 25,094 words.
     """
-    if split not in EWT_SPLITS:
+    if not isinstance(split, str) or split not in EWT_SPLITS:
         raise UnknownNameError(
             f"Unknown EWT split {split!r}; choose one of {', '.join(EWT_SPLITS)}."
         )
