@@ -218,10 +218,10 @@ def _locked(folder: Path) -> Iterator[None]:
         os.close(fd)  # closing releases the lock
 
 
-def _take(fd: int, wait: float = LOCK_WAIT_S) -> bool:
+def _take(fd: int, wait: float | None = None) -> bool:
     """Take the exclusive lock on ``fd`` within ``wait`` seconds; True when taken (or
     when the file system cannot lock at all: then the write goes on unlocked)."""
-    deadline = time.monotonic() + wait
+    deadline = time.monotonic() + (LOCK_WAIT_S if wait is None else wait)
     while True:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
