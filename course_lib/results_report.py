@@ -4,7 +4,10 @@
 results file, and the rows of ``book/anchors.yml`` (the published anchor, its setting and its
 citation, and the target, for each headline result), and returns the page's MyST markdown: per
 chapter, its profile and device, and for each row our number, or *missing* when the chapter did
-not record it. Nothing is ever filled in. Used by ``book/results.ipynb``.
+not record it. Nothing is ever filled in: a damaged results file is named on the page,
+with the fix, and its chapter's numbers are shown missing. Temporary files of an
+interrupted ``record`` are never read (``results.recorded_chapters`` skips them). Used by
+``results.ipynb``.
 """
 
 from __future__ import annotations
@@ -129,10 +132,17 @@ def results_markdown(root: Path | str, anchors_file: Path | str | None = None) -
     chapters = sorted(set(notebooks) | set(results.recorded_chapters()))
     parts = []
     for chapter in chapters:
-        data = results.load(chapter)
-        run = results.run_info(chapter)
+        try:
+            data, run, damaged = results.load(chapter), results.run_info(chapter), ""
+        except results.CorruptResultsError as err:  # shown on the page, not filled in
+            data, run = {}, None
+            damaged = (
+                str(err).replace("\n", " ").replace("_", "\\_").replace("*", "\\*")
+            )
         title = chapter_title(notebooks.get(chapter), chapter)
-        if not data:
+        if damaged:
+            how = f"Its results could not be read: every number below is missing. {damaged}"
+        elif not data:
             how = "No results were recorded: every number below is missing."
         elif run:
             how = f"Run in the `{run['profile']}` profile on `{run['device']}`."

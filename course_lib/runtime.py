@@ -24,19 +24,72 @@ PROFILES = ("smoke", "cpu", "gpu")
 T = TypeVar("T")
 
 
+class SettingError(ValueError):
+    """A ``COURSE_*`` environment variable holds a value this run cannot use.
+
+    The message names the variable, the value, what was expected and the fix.
+    """
+
+
+DEVICE_ENV = "COURSE_DEVICE"
+
+
+_DEVICE_FIX = (
+    f"set {DEVICE_ENV}=cpu, or unset it: the course then picks CUDA, then MPS, then "
+    "the CPU, whichever this machine has."
+)
+
+
+def _unusable(chosen: torch.device) -> str:
+    """Why ``chosen`` cannot hold tensors in this process ("" when it can)."""
+    kind = chosen.type
+    if kind == "cpu":
+        return ""
+    if kind == "cuda":
+        if not torch.cuda.is_available():
+            build = torch.version.cuda
+            why = "no GPU is visible" if build else "this torch is built without CUDA"
+            return f"{why} (torch {torch.__version__})"
+        count = torch.cuda.device_count()
+        if chosen.index is not None and chosen.index >= count:
+            names = ", ".join(f"cuda:{i}" for i in range(count))
+            return f"only {count} CUDA device(s) are visible ({names})"
+        return ""
+    if kind == "mps":
+        mps = getattr(torch.backends, "mps", None)
+        if mps is None or not mps.is_available():
+            return "Apple MPS is not available here (it needs macOS on Apple silicon)"
+        return ""
+    backend = getattr(torch, kind, None)
+    available = getattr(backend, "is_available", None)
+    if callable(available) and available():
+        return ""
+    return f"the course runs on cpu, cuda or mps, and {kind!r} is not available"
+
+
 def device() -> torch.device:
     """The device every chapter uses: CUDA, then Apple MPS, then the CPU.
 
-    ``COURSE_DEVICE`` (for example ``cpu`` or ``cuda:1``) overrides the choice.
+    ``COURSE_DEVICE`` (for example ``cpu`` or ``cuda:1``) overrides the choice; a device
+    this torch cannot use (``cuda`` without CUDA, ``cuda:7`` with fewer GPUs, ``mps``
+    off a Mac) raises :class:`SettingError` here, not later inside a model.
     """
-    forced = os.environ.get("COURSE_DEVICE", "").strip()
+    forced = os.environ.get(DEVICE_ENV, "").strip()
     if forced:
         try:
-            return torch.device(forced)
+            chosen = torch.device(forced)
         except RuntimeError as err:
-            raise ValueError(
-                f"COURSE_DEVICE={forced!r} is not a torch device; use e.g. 'cpu' or 'cuda:0'"
+            raise SettingError(
+                f"{DEVICE_ENV}={forced!r} is not a torch device; use e.g. 'cpu' or "
+                f"'cuda:0'.\nFix: {_DEVICE_FIX}"
             ) from err
+        problem = _unusable(chosen)
+        if problem:
+            raise SettingError(
+                f"{DEVICE_ENV}={forced!r} names a device this run cannot use: "
+                f"{problem}.\nFix: {_DEVICE_FIX}"
+            )
+        return chosen
     if torch.cuda.is_available():
         return torch.device("cuda")
     mps = getattr(torch.backends, "mps", None)
@@ -109,7 +162,10 @@ def profile() -> str:
     if not value:
         return "gpu" if torch.cuda.is_available() else "cpu"
     if value not in PROFILES:
-        raise ValueError(f"COURSE_PROFILE must be one of {PROFILES}, got {value!r}")
+        raise SettingError(
+            f"COURSE_PROFILE must be one of {PROFILES}, got {value!r}.\nFix: set "
+            "COURSE_PROFILE to one of them, or unset it (gpu with CUDA, cpu without)."
+        )
     return value
 
 

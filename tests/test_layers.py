@@ -19,7 +19,8 @@ ROOT = Path(course_lib.__file__).parent
 LAYERS = [
     {"runtime"},
     {"compare"},
-    {"training", "data", "results", "results_report", "show", "viz"},
+    {"training", "data", "show", "viz"},
+    {"results", "results_report"},
     {"decoding"},
     {"backprop"},
     {"embeddings"},

@@ -11,6 +11,7 @@ Note: ``course_lib.data.fetch`` is the function; the module of the same name is
 """
 
 from course_lib.data.errors import (
+    CacheWriteError,
     ChecksumError,
     ConlluError,
     CorruptFileError,
@@ -32,6 +33,7 @@ from course_lib.data.wikitext import wikitext_lines, wikitext_sentences, wikitex
 
 __all__ = [
     "DATASETS",
+    "CacheWriteError",
     "ChecksumError",
     "ConlluError",
     "CorruptFileError",

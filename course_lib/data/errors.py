@@ -39,3 +39,38 @@ class DataUnavailableError(DataError):
 
 class ConlluError(DataError, ValueError):
     """A malformed CoNLL-U line; the message names the file and the line number."""
+
+
+class CacheWriteError(DataError):
+    """The cache folder (``COURSE_LIB_CACHE``) cannot take a verified copy: the message
+    names the file, the folder, the setting and the fix (read-only, full, a file, ...)."""
+
+
+def disk_fix(
+    exc: OSError, folder: object, setting: str, size: int | None = None
+) -> str:
+    """The fix for an OS error met writing into ``folder``, which ``setting`` chooses.
+
+    Shared by the data cache and the results store, so both name the setting and the
+    path the same way: a full disk, a file-size limit, a read-only folder, a file where
+    a folder should be, or (anything else) a folder to check.
+    """
+    import errno  # imported here: the module stays import-light
+
+    need = f" ({size:,} bytes)" if size else ""
+    other = f"or set {setting} to a writable folder with room"
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"free space on the disk holding {folder}{need}, {other}."
+    if exc.errno == errno.EFBIG:
+        return (
+            f"the file{need} is larger than this process may write (`ulimit -f`): "
+            f"raise that limit, {other}."
+        )
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return f"make {folder} writable, {other}."
+    if exc.errno in (errno.EEXIST, errno.ENOTDIR):
+        return (
+            f"{setting} must name a folder, and {folder} (or a folder above it) is a "
+            f"file: point {setting} at a folder, or move that file away."
+        )
+    return f"check that {folder} is a writable folder with room, {other}."

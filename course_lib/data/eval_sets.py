@@ -48,7 +48,7 @@ def similarity_pairs(name: str) -> list[tuple[str, str, float]]:
     Scores are on 0-10 (human means). Comment lines starting with ``#`` are skipped.
     Returns 353 (WordSim-353, one pair listed twice) or 999 (SimLex-999) pairs.
     """
-    if name not in SIMILARITY_SETS:
+    if not isinstance(name, str) or name not in SIMILARITY_SETS:
         raise UnknownNameError(
             f"Unknown similarity set {name!r}; choose one of "
             f"{', '.join(SIMILARITY_SETS)}."

@@ -11,20 +11,32 @@
 3. the pinned URL: streamed into a temporary file in the cache folder, hashed while it
    arrives, and renamed into place only when size and sha256 match the pin.
 
-A temporary file is deleted on any failure, so the cache only ever holds verified files.
+A temporary file is deleted on any failure, so the cache only ever holds verified files;
+one left by a killed writer is removed later (:mod:`course_lib.data.cache_files`), and a
+cache that cannot be written raises ``CacheWriteError`` naming ``COURSE_LIB_CACHE``.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import gzip
 import hashlib
 import os
-import tempfile
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, BinaryIO
 
+from course_lib.data.cache_files import (  # CACHE_ENV, DEFAULT_CACHE: re-exported
+    CACHE_ENV,  # noqa: F401
+    DEFAULT_CACHE,  # noqa: F401
+    cache_dir,
+    cache_errors,
+    sidecar_ok,
+    temp_file,
+    write_sidecar,
+)
 from course_lib.data.errors import (
     ChecksumError,
     CorruptFileError,
@@ -34,8 +46,6 @@ from course_lib.data.errors import (
 from course_lib.data.registry import FileSpec, get_dataset
 
 MIRROR_ENV = "COURSE_LIB_DATA"
-CACHE_ENV = "COURSE_LIB_CACHE"
-DEFAULT_CACHE = "~/.cache/course_lib"
 _CHUNK = 1 << 20
 Opener = Callable[[str, float], BinaryIO]
 
@@ -51,11 +61,6 @@ def mirror_dirs() -> list[Path]:
     """The existing mirror folders named in ``COURSE_LIB_DATA``, in order."""
     entries = os.environ.get(MIRROR_ENV, "").split(os.pathsep)
     return [Path(e).expanduser().resolve() for e in entries if e and Path(e).is_dir()]
-
-
-def cache_dir() -> Path:
-    """The cache folder: ``COURSE_LIB_CACHE``, default ``~/.cache/course_lib``."""
-    return Path(os.environ.get(CACHE_ENV) or DEFAULT_CACHE).expanduser().resolve()
 
 
 def open_text(path: str | Path) -> IO[str]:
@@ -126,7 +131,7 @@ def fetch(dataset: str, file: str, *, opener: Opener | None = None) -> Path:
                     _record_mirror(dataset, spec, path)
                 return path
             chunks = _gz_chunks(path, dataset, spec, fix)
-            if not _sidecar_ok(dest, spec):
+            if not sidecar_ok(dest, spec):
                 _write_verified(dest, chunks, dataset, spec, str(path), fix)
             elif _mirror_verified(dataset, spec, path):  # both verified before
                 return dest
@@ -135,10 +140,10 @@ def fetch(dataset: str, file: str, *, opener: Opener | None = None) -> Path:
             _record_mirror(dataset, spec, path)
             return dest
     if dest.is_file():
-        if not _sidecar_ok(dest, spec):
+        if not sidecar_ok(dest, spec):
             fix = _fix(dataset, spec, dest)
             _consume(_file_chunks(dest), dataset, spec, str(dest), fix)
-            _write_sidecar(dest, spec)
+            write_sidecar(dest, spec)
         return dest
     _download(dataset, spec, dest, opener or _urlopen)
     return dest
@@ -160,10 +165,10 @@ def fetch_spec(
     Used for data sets published file by file (FSDD's WAVs, pinned by a manifest).
     """
     if dest.is_file():
-        if not _sidecar_ok(dest, spec):
+        if not sidecar_ok(dest, spec):
             fix = _fix(dataset, spec, dest)
             _consume(_file_chunks(dest), dataset, spec, str(dest), fix)
-            _write_sidecar(dest, spec)
+            write_sidecar(dest, spec)
         return dest
     _download(dataset, spec, dest, opener or _urlopen, mirror_file)
     return dest
@@ -250,9 +255,13 @@ def _write_verified(
     where: str,
     fix: str,
 ) -> None:
-    """Write chunks to a temporary file beside ``dest``; rename it only when verified."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{spec.name}.", suffix=".part", dir=dest.parent)
+    """Write chunks to a temporary file beside ``dest``; rename it only when verified.
+
+    An error reading ``chunks`` keeps its meaning; one writing raises CacheWriteError.
+    """
+    guard = functools.partial(cache_errors, f"{dataset}/{spec.name}", dest, spec.bytes)
+    with guard():
+        fd, tmp = temp_file(dest.parent, spec.name, ".part")
     try:
         digest, size = hashlib.sha256(), 0
         with os.fdopen(fd, "wb") as out:
@@ -260,14 +269,18 @@ def _write_verified(
                 digest.update(chunk)
                 size += len(chunk)
                 _check_growing(size, dataset, spec, where, fix)
-                out.write(chunk)
+                with guard():
+                    out.write(chunk)
+            with guard():
+                out.flush()
         _check(digest.hexdigest(), size, dataset, spec, where, fix)
-        os.chmod(tmp, 0o644)  # mkstemp makes 0600 files
-        os.replace(tmp, dest)
+        with guard():
+            os.chmod(tmp, 0o644)  # mkstemp makes 0600 files
+            os.replace(tmp, dest)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    _write_sidecar(dest, spec)
+    write_sidecar(dest, spec)
 
 
 def _mirror_stamp(dataset: str, spec: FileSpec, source: Path) -> tuple[Path, str]:
@@ -289,38 +302,14 @@ def _mirror_verified(dataset: str, spec: FileSpec, source: Path) -> bool:
 def _record_mirror(dataset: str, spec: FileSpec, source: Path) -> None:
     """Note that ``source`` holds the pinned content (a read-only cache only costs time)."""
     stamp, line = _mirror_stamp(dataset, spec, source)
+    tmp = stamp.with_name(f"{stamp.name}.{os.getpid()}.tmp")
     try:
         stamp.parent.mkdir(parents=True, exist_ok=True)
-        tmp = stamp.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(line, encoding="utf-8")
         os.replace(tmp, stamp)
     except OSError:
-        pass
-
-
-def _sidecar(dest: Path) -> Path:
-    return dest.with_name(dest.name + ".sha256")
-
-
-def _write_sidecar(dest: Path, spec: FileSpec) -> None:
-    stat = dest.stat()
-    tmp = _sidecar(dest).with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(f"{spec.sha256} {stat.st_size} {stat.st_mtime_ns}\n")
-    os.replace(tmp, _sidecar(dest))
-
-
-def _sidecar_ok(dest: Path, spec: FileSpec) -> bool:
-    """True when ``dest`` was verified and has not changed since (size and mtime)."""
-    try:
-        stat = dest.stat()
-        digest, size, mtime = _sidecar(dest).read_text().split()
-    except (OSError, ValueError):
-        return False
-    return (digest, int(size), int(mtime)) == (
-        spec.sha256,
-        stat.st_size,
-        stat.st_mtime_ns,
-    ) and stat.st_size == spec.bytes
+        with contextlib.suppress(OSError):
+            tmp.unlink()
 
 
 def _download(
@@ -366,12 +355,14 @@ def _download_member(
     """Download the zip at ``spec.url`` to a temporary file and extract ``spec.member``."""
     import zipfile
 
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{spec.name}.", suffix=".zip", dir=dest.parent)
+    guard = functools.partial(cache_errors, f"{dataset}/{spec.name}", dest)
+    with guard():
+        fd, tmp = temp_file(dest.parent, spec.name, ".zip")
     try:
         with os.fdopen(fd, "wb") as out, opener(spec.url, 60.0) as response:
             while chunk := response.read(_CHUNK):
-                out.write(chunk)
+                with guard():
+                    out.write(chunk)
         try:
             with zipfile.ZipFile(tmp) as archive, archive.open(spec.member) as member:
                 chunks = iter(lambda: member.read(_CHUNK), b"")

@@ -28,7 +28,7 @@ def translation_pairs(name: str, split: str | None = None) -> list[tuple[str, st
     ``"train" | "val" | "test_2016_flickr"`` (``"test"`` is accepted for the last).
     Returns a list of ``(source, target)`` strings without line ends.
     """
-    dataset = _ALIASES.get(name, name)
+    dataset = _ALIASES.get(name, name) if isinstance(name, str) else name
     if dataset == "tatoeba_eng_fra":
         if split not in (None, "all"):
             raise UnknownNameError(
@@ -38,7 +38,7 @@ def translation_pairs(name: str, split: str | None = None) -> list[tuple[str, st
         return _tatoeba()
     if dataset == "multi30k_en_de":
         split = "test_2016_flickr" if split == "test" else split
-        if split not in MULTI30K_SPLITS:
+        if not isinstance(split, str) or split not in MULTI30K_SPLITS:
             raise UnknownNameError(
                 f"Unknown Multi30k split {split!r}; choose one of "
                 f"{', '.join(MULTI30K_SPLITS)}."

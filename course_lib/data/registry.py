@@ -23,7 +23,7 @@ def get_dataset(name: str) -> Dataset:
 
     The message lists the known names and suggests the closest one.
     """
-    if name not in DATASETS:
+    if not isinstance(name, str) or name not in DATASETS:
         raise UnknownNameError(unknown_name(f"data set {name!r}", name, DATASETS))
     return DATASETS[name]
 

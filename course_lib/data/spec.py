@@ -88,7 +88,7 @@ class Dataset:
 
     def file(self, name: str) -> FileSpec:
         """The spec of file ``name``; raises :class:`UnknownNameError` naming the files."""
-        if name not in self.files:
+        if not isinstance(name, str) or name not in self.files:
             raise UnknownNameError(
                 unknown_name(
                     f"file {name!r} in data set {self.name!r}", name, self.files
@@ -99,6 +99,10 @@ class Dataset:
 
 def unknown_name(what: str, name: str, known: Iterable[str]) -> str:
     known = sorted(known)
-    close = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
+    close = (
+        difflib.get_close_matches(name, known, n=1, cutoff=0.5)
+        if isinstance(name, str)
+        else []
+    )
     hint = f" Did you mean {close[0]!r}?" if close else ""
     return f"Unknown {what}.{hint} Known: {', '.join(known)}."

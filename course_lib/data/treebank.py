@@ -11,6 +11,8 @@ Format: https://universaldependencies.org/format.html
 
 from __future__ import annotations
 
+import difflib
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -140,7 +142,7 @@ def read_conllu(path_or_split: str | Path) -> list[Sentence]:
     if isinstance(path_or_split, str) and path_or_split in EWT_SPLITS:
         path = fetch("ud_english_ewt", EWT_SPLITS[path_or_split])
     else:
-        path = Path(path_or_split)
+        path = _existing(path_or_split)
     with open_text(path) as f:
         lines = f.read().split("\n")
     # The lines are validated above, so IDs and HEADs get quick parsers; the columns
@@ -173,12 +175,48 @@ def read_conllu(path_or_split: str | Path) -> list[Sentence]:
     return sentences
 
 
+_SPLIT_HINTS = {"valid": "dev", "validation": "dev", "val": "dev", "training": "train"}
+
+
+def _existing(path_or_split: str | Path) -> Path:
+    """The path of an existing file; a bare name that is none is taken for a split."""
+    if not isinstance(path_or_split, (str, os.PathLike)):
+        raise TypeError(
+            "read_conllu takes a path or an EWT split name (train, dev, test), got "
+            f"{type(path_or_split).__name__} {path_or_split!r}"
+        )
+    path = Path(path_or_split)
+    if path.is_file():
+        return path
+    splits = ", ".join(EWT_SPLITS)
+    name = path_or_split if isinstance(path_or_split, str) else None
+    if name is not None and (not name.strip() or path.name == name and not path.suffix):
+        if not path.is_dir() or not name.strip():
+            close = difflib.get_close_matches(name, EWT_SPLITS, n=1, cutoff=0.5)
+            hint = _SPLIT_HINTS.get(name.strip().lower(), (close or [None])[0])
+            mean = f" Did you mean {hint!r}?" if hint else ""
+            raise UnknownNameError(
+                f"Unknown EWT split {name!r} (and no file of that name in "
+                f"{Path.cwd()}).{mean} Choose one of {splits}, or give a .conllu path."
+            )
+    if path.is_dir():
+        raise IsADirectoryError(
+            21, f"{path} is a folder; read_conllu takes a .conllu file", str(path)
+        )
+    raise FileNotFoundError(
+        2,
+        f"No CoNLL-U file at {path} (relative paths start at {Path.cwd()}); "
+        f"read_conllu takes a .conllu (or .conllu.gz) path or an EWT split: {splits}",
+        str(path),
+    )
+
+
 def ewt(split: str) -> list[Sentence]:
     """UD English EWT v2.16, one split: ``"train" | "dev" | "test"`` (fetched, verified).
 
     Returns 12,544 / 2,001 / 2,077 sentences with 204,577 / 25,147 / 25,094 words.
     """
-    if split not in EWT_SPLITS:
+    if not isinstance(split, str) or split not in EWT_SPLITS:
         raise UnknownNameError(
             f"Unknown EWT split {split!r}; choose one of {', '.join(EWT_SPLITS)}."
         )
