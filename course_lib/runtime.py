@@ -146,9 +146,13 @@ def seed_everything(seed: int = 0) -> int:
 
     Returns the seed actually used (``seed`` itself when ``COURSE_SEED`` is 0).
     """
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+    try:  # an int, or a NumPy integer
+        given = -1 if isinstance(seed, bool) else operator.index(seed)
+    except TypeError:
+        given = -1
+    if given < 0:
         raise ValueError(f"seed must be a non-negative int, got {seed!r}")
-    used = run_seed(seed)
+    used = run_seed(given)
     random.seed(used)
     np.random.seed(used % 2**32)
     torch.manual_seed(used)

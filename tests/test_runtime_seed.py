@@ -65,3 +65,11 @@ def test_a_seed_that_is_not_an_integer_is_refused():
         runtime.run_seed(1.5)
     with pytest.raises(TypeError):
         runtime.run_seed(True)
+
+
+def test_seed_everything_takes_a_numpy_integer(monkeypatch):
+    monkeypatch.delenv("COURSE_SEED", raising=False)
+    assert runtime.seed_everything(np.int64(3)) == 3
+    for bad in (-1, 1.5, "3", True):
+        with pytest.raises(ValueError, match="non-negative int"):
+            runtime.seed_everything(bad)
