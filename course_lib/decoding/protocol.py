@@ -25,6 +25,8 @@ from typing import Any, Protocol, runtime_checkable
 import torch
 from torch import Tensor
 
+from course_lib.checks import InputError, InputTypeError
+
 __all__ = [
     "Decodable",
     "as_prompt",
@@ -116,12 +118,23 @@ def check_log_probs(log_probs: Tensor, n: int) -> Tensor:
 
 def as_prompt(prompt: Any, device: torch.device | str | None = None) -> Tensor:
     """A prompt as a (B, P) tensor of ids, P >= 1: from a tensor or (lists of) ints."""
-    p = torch.as_tensor(prompt, dtype=torch.long, device=device)
+    try:
+        p = torch.as_tensor(prompt, device=device)
+    except (TypeError, ValueError, RuntimeError) as err:
+        raise InputError(
+            f"prompt must be token ids, one row of P ids per sequence, all rows of one "
+            f"length (pad them, or decode them one at a time); got {prompt!r:.60} ({err})"
+        ) from err
     if p.dim() == 1:
         p = p[None, :]  # (1, P)
     if p.dim() != 2 or p.size(0) == 0 or p.size(1) == 0:
-        raise ValueError(
+        raise InputError(
             "prompt must hold at least one token id per row (B, P >= 1), e.g. <bos>; "
             f"got shape {tuple(p.shape)}"
         )
-    return p  # (B, P)
+    if p.dtype.is_floating_point or p.dtype.is_complex or p.dtype == torch.bool:
+        raise InputTypeError(
+            f"prompt must hold integer token ids; got dtype {p.dtype}, which would be "
+            "cut to integers (1.9 -> 1): pass the ids the vocabulary's encode gave"
+        )
+    return p.long()  # (B, P)
