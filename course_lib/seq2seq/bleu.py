@@ -20,6 +20,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from course_lib.checks import InputTypeError
+
 __all__ = [
     "BleuStats",
     "bleu_stats",
@@ -117,13 +119,34 @@ class BleuStats:
 
 def _check_tokens(tokens: object, what: str) -> list[str]:
     if isinstance(tokens, str):
-        raise TypeError(
+        raise InputTypeError(
             f"{what} must be a list of tokens, not a string; split it first "
             f"(got {tokens[:40]!r})"
         )
     if not isinstance(tokens, Sequence):
-        raise TypeError(f"{what} must be a list of tokens; got {type(tokens).__name__}")
+        raise InputTypeError(
+            f"{what} must be a list of tokens; got {type(tokens).__name__}"
+        )
     return list(tokens)
+
+
+def _check_references(references: object) -> None:
+    """One candidate's references: a list of token lists, not one token list."""
+    if isinstance(references, str) or not isinstance(references, Sequence):
+        raise InputTypeError(
+            "references must be a list of token lists (one per reference)"
+        )
+    words = [r for r in references if isinstance(r, str)]
+    if (
+        references
+        and len(words) == len(references)
+        and not any(len(w.split()) > 1 for w in words)
+    ):
+        raise InputTypeError(
+            "references must be a list of references, each a list of tokens; got one "
+            f"list of tokens {list(references[:4])}...: wrap it, [reference] (in "
+            "corpus_bleu, one such list per candidate: [[ref] for ref in refs])"
+        )
 
 
 def bleu_stats(
@@ -135,8 +158,7 @@ def bleu_stats(
     reference length closest to the candidate's (the shorter one on a tie).
     """
     cand = _check_tokens(candidate, "candidate")
-    if isinstance(references, str) or not isinstance(references, Sequence):
-        raise TypeError("references must be a list of token lists (one per reference)")
+    _check_references(references)
     refs = [_check_tokens(r, "each reference") for r in references]
     if not refs:
         raise ValueError(
