@@ -101,10 +101,10 @@ def check_token_ids(
         raise InputError(
             f"{name} must be {shape} token ids (a tensor); got {got}{hint}"
         )
-    if not _is_integer(tokens):
+    if tokens.dtype not in (torch.long, torch.int32):
         raise InputTypeError(
-            f"{name} must hold integer ids; got dtype {tokens.dtype} (ids come from a "
-            "vocabulary's encode, or .long() if they were stored as floats)"
+            f"{name} must hold integer ids (torch.long); got dtype {tokens.dtype}: ids "
+            "come from a vocabulary's encode (or convert them with .long())"
         )
     if not allow_empty and 0 in tokens.shape:
         raise InputError(
@@ -132,9 +132,10 @@ def check_targets(
             f"per position of {like} (for a language model, {like} shifted by one); "
             f"got {describe(targets)}"
         )
-    if not _is_integer(targets):
+    if targets.dtype != torch.long:
         raise InputTypeError(
-            f"{name} must hold integer ids (class indices); got dtype {targets.dtype}"
+            f"{name} must hold integer ids (class indices, torch.long); got dtype "
+            f"{targets.dtype} (convert them with .long())"
         )
     _check_range(targets, vocab_size, name, ignore_index)
 

@@ -58,7 +58,7 @@ def select_rows(state: Any, rows: Tensor, *, dim: int = 0) -> Any:
     if isinstance(state, Tensor):
         n = state.size(dim)
         if rows.numel() and (int(rows.max()) >= n or int(rows.min()) < 0):
-            raise ValueError(
+            raise InputError(
                 f"reorder: rows {rows.tolist()[:8]} are out of range for a state of "
                 f"{n} rows (shape {tuple(state.shape)}, row dimension {dim})"
             )
@@ -75,7 +75,7 @@ def select_rows(state: Any, rows: Tensor, *, dim: int = 0) -> Any:
             for f in dataclasses.fields(state)
         }
         return dataclasses.replace(state, **fields)
-    raise TypeError(
+    raise InputTypeError(
         f"reorder cannot index a state part of type {type(state).__name__}: a state "
         "is made of tensors (row first) in tuples, lists, dicts or dataclasses"
     )
@@ -84,11 +84,11 @@ def select_rows(state: Any, rows: Tensor, *, dim: int = 0) -> Any:
 def reorder_state(model: Decodable, state: Any, rows: Tensor, n: int) -> Any:
     """``model.reorder(state, rows)`` after checking ``rows`` against the ``n`` live rows."""
     if rows.numel() and (int(rows.max()) >= n or int(rows.min()) < 0):
-        raise ValueError(f"rows {rows.tolist()[:8]} out of range for {n} live rows")
+        raise InputError(f"rows {rows.tolist()[:8]} out of range for {n} live rows")
     try:
         return model.reorder(state, rows)
     except (IndexError, RuntimeError) as err:
-        raise ValueError(
+        raise InputError(
             f"{type(model).__name__}.reorder could not select rows from its state "
             f"({type(state).__name__}): {err}"
         ) from err
@@ -98,7 +98,7 @@ def check_decodable(model: Any) -> None:
     """A clear error when ``model`` lacks the decoding protocol."""
     missing = [m for m in ("step", "reorder") if not callable(getattr(model, m, None))]
     if missing:
-        raise TypeError(
+        raise InputTypeError(
             f"{type(model).__name__} cannot be decoded: it needs "
             f"{' and '.join(missing)} (see course_lib.decoding.protocol)"
         )
@@ -107,12 +107,12 @@ def check_decodable(model: Any) -> None:
 def check_log_probs(log_probs: Tensor, n: int) -> Tensor:
     """The (N, V) log-probabilities a step returned, checked: one row per live row."""
     if not isinstance(log_probs, Tensor) or log_probs.dim() != 2:
-        raise ValueError(
+        raise InputError(
             f"step must return log-probabilities (N, V); got "
             f"{getattr(log_probs, 'shape', type(log_probs).__name__)}"
         )
     if log_probs.size(0) != n:
-        raise ValueError(f"step returned {log_probs.size(0)} rows for {n} tokens")
+        raise InputError(f"step returned {log_probs.size(0)} rows for {n} tokens")
     return log_probs
 
 

@@ -52,6 +52,7 @@ __all__ = [
 ]
 
 ALPHA = 0.7
+_NEVER_STOPS = "; decoding could never stop at it: pass the <eos> id"
 
 
 @dataclass
@@ -84,7 +85,7 @@ def _eval_mode(model: Any):
 
 def _check_max_len(max_len: int) -> None:
     if not isinstance(max_len, int) or isinstance(max_len, bool) or max_len < 1:
-        raise ValueError(
+        raise InputError(
             f"max_len must be a positive int (output tokens); got {max_len!r}"
         )
 
@@ -96,9 +97,9 @@ def _check_search(beam_size: int, n_best: int, max_len: int) -> None:
 
 def _check_beam(beam_size: int, n_best: int) -> None:
     if not isinstance(beam_size, int) or beam_size < 1:
-        raise ValueError(f"beam_size must be an int >= 1; got {beam_size!r}")
+        raise InputError(f"beam_size must be an int >= 1; got {beam_size!r}")
     if not isinstance(n_best, int) or not 1 <= n_best <= beam_size:
-        raise ValueError(
+        raise InputError(
             f"n_best must be an int in 1..beam_size={beam_size}; got {n_best!r}"
         )
 
@@ -168,7 +169,7 @@ def generate(
 def _check_eos(eos: int | None, V: int) -> None:
     """``eos`` (None: no end token) must be an id the model can produce."""
     if eos is not None:
-        check_id(eos, V, "eos", "; decoding could never stop at it: pass the <eos> id")
+        check_id(eos, V, "eos", _NEVER_STOPS)
 
 
 def _check_not_nan(model: Decodable, log_probs: list[float], rows: str = "") -> None:
@@ -284,9 +285,9 @@ def _start_beams(model: Decodable, prompt: Any, state: Any, K: int, eos: int):
     """Feed the prompt, then give every row K copies: (beams, log_p (B·K, V), state)."""
     log_p, state = feed_prompt(model, prompt, state)  # (B, V)
     B, V = log_p.shape
-    _check_eos(eos, V)
+    check_id(eos, V, "eos", _NEVER_STOPS)  # beam search needs an end token
     if K > V:
-        raise ValueError(f"beam_size {K} is above the vocabulary size {V}")
+        raise InputError(f"beam_size {K} is above the vocabulary size {V}")
     copies = torch.arange(B, device=log_p.device).repeat_interleave(K)  # (B·K,)
     state = reorder_state(model, state, copies, B)  # B·K rows
     return _Beams(B, K, log_p.device), log_p[copies].double(), state  # (B·K, V)
