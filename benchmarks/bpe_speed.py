@@ -12,7 +12,7 @@ Then one long word (``--long-word`` characters, 100,000 by default: the letters 
 and test lines run together, as a pasted URL or token would be), encoded by both: the ids
 must be identical, and ours must grow linearly (or as n log n) with the word's length:
 the time for the whole word (best of 3) against the time for its first quarter (target at
-most 8x; linear is 4x, quadratic 16x).
+most 10x; linear is 4x, n log n about 4.5x, quadratic 16x).
 
 Then the chapter's two trainers side by side on one smaller corpus (the first
 ``--naive-lines`` lines, byte-level words, ``--naive-merges`` merges): the plain loop
@@ -188,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
         r = run(kind, lines, args.merges, test, args.long_word)
         ratio = r["train_ours_s"] / r["train_hf_s"]
         ok &= r["same_merges"] and r["same_vocab"] and r["same_ids"] and ratio <= 20
-        ok &= r["long_same_ids"] and r["long_growth"] <= 8
+        ok &= r["long_same_ids"] and r["long_growth"] <= 10
         print(
             f"\n[{kind}] vocab_size {r['vocab_size']:,} ({r['merges']:,} merges kept); "
             f"identical merges: {r['same_merges']}, vocabulary: {r['same_vocab']}, "
@@ -202,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['long_hf_s']:6.3f} s   ours {r['long_ours_s']:6.3f} s   ours/HF "
             f"{r['long_ours_s'] / r['long_hf_s']:5.1f}x; identical ids: "
             f"{r['long_same_ids']}; ours n/4 -> n: {r['long_growth']:4.1f}x (linear 4x, "
-            "target <= 8x)"
+            "target <= 10x)"
         )
     r = naive_against_incremental(lines[: args.naive_lines], args.naive_merges)
     ok &= r["same_merges"]
