@@ -8,6 +8,12 @@ the same special token, and must produce identical merges and vocabularies; then
 encode the valid and test lines one line at a time (HF with ``encode_batch``, on all the
 threads it uses by default), must give identical ids, and their throughputs are printed.
 
+Then one long word (``--long-word`` characters, 100,000 by default: the letters of the valid
+and test lines run together, as a pasted URL or token would be), encoded by both: the ids
+must be identical, and ours must grow linearly (or as n log n) with the word's length:
+the time for the whole word (best of 3) against the time for its first quarter (target at
+most 10x; linear is 4x, n log n about 4.5x, quadratic 16x).
+
 Then the chapter's two trainers side by side on one smaller corpus (the first
 ``--naive-lines`` lines, byte-level words, ``--naive-merges`` merges): the plain loop
 ``train_bpe_naive``, which recounts every pair after every merge, and ``train_bpe``, which
@@ -17,7 +23,7 @@ must learn the same merges; their times and the ratio naive / incremental are pr
 Usage::
 
     python benchmarks/bpe_speed.py [--kind byte_bpe|bpe|both] [--merges 8000] [--lines N]
-        [--naive-lines 300] [--naive-merges 300]
+        [--naive-lines 300] [--naive-merges 300] [--long-word 100000]
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from course_lib.subwords import (
 )
 
 SPECIALS = ["<|endoftext|>"]
+LONG_WORD = 100_000  # characters of the one long word (--long-word)
 
 
 def _hf_train(lines, kind, vocab_size):
@@ -57,7 +64,9 @@ def _hf_train(lines, kind, vocab_size):
     return tok
 
 
-def run(kind: str, lines: list[str], n_merges: int, test: list[str]) -> dict:
+def run(
+    kind: str, lines: list[str], n_merges: int, test: list[str], long: int = LONG_WORD
+) -> dict:
     pre = "byte_level" if kind == "byte_bpe" else "whitespace_split"
     alphabet = {c for w in word_counts(lines, pre) for c in w}
     if kind == "byte_bpe":
@@ -84,7 +93,9 @@ def run(kind: str, lines: list[str], n_merges: int, test: list[str]) -> dict:
     our_ids = [ours.encode(line).ids for line in test]
     e_ours = time.perf_counter() - start
     n_tokens = sum(map(len, our_ids))
+    letters = "".join(c for line in test for c in line if c.isalpha())
     return {
+        **long_word(hf, ours, letters, long),
         "kind": kind,
         "vocab_size": vocab_size,
         "merges": len(ours.model.merges),
@@ -96,6 +107,37 @@ def run(kind: str, lines: list[str], n_merges: int, test: list[str]) -> dict:
         "encode_tokens": n_tokens,
         "encode_hf_tok_s": n_tokens / e_hf,
         "encode_ours_tok_s": n_tokens / e_ours,
+    }
+
+
+def long_word(hf, ours, letters: str, n: int, repeats: int = 3) -> dict:
+    """One word of ``n`` letters encoded by HF and by us, and ours on its first quarter:
+    same ids, the best of ``repeats`` times (our word cache emptied before each), and
+    our growth from n/4 to n."""
+    word = (letters * (n // max(len(letters), 1) + 1))[:n]
+
+    def ours_ids(w: str) -> list[int]:
+        ours._word_ids.clear()  # a new word each time, as a learner's pasted token
+        return ours.encode(w).ids
+
+    times, ids = {}, {}
+    for name, size, encode in (
+        ("hf", n, lambda w: hf.encode(w).ids),
+        ("quarter", n // 4, ours_ids),
+        ("ours", n, ours_ids),
+    ):
+        best = float("inf")
+        for _ in range(repeats):
+            start = time.perf_counter()
+            ids[name] = encode(word[:size])
+            best = min(best, time.perf_counter() - start)
+        times[name] = best
+    return {
+        "long_same_ids": ids["hf"] == ids["ours"],
+        "long_pieces": len(ids["ours"]),
+        "long_hf_s": times["hf"],
+        "long_ours_s": times["ours"],
+        "long_growth": times["ours"] / max(times["quarter"], 1e-9),
     }
 
 
@@ -125,7 +167,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lines", type=int, default=None, help="first N train lines")
     parser.add_argument("--naive-lines", type=int, default=300)
     parser.add_argument("--naive-merges", type=int, default=300)
+    parser.add_argument("--long-word", type=int, default=LONG_WORD)
     args = parser.parse_args(argv)
+
     import tokenizers
 
     lines = wikitext_lines("train")[: args.lines]
@@ -141,9 +185,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     ok = True
     for kind in ["bpe", "byte_bpe"] if args.kind == "both" else [args.kind]:
-        r = run(kind, lines, args.merges, test)
+        r = run(kind, lines, args.merges, test, args.long_word)
         ratio = r["train_ours_s"] / r["train_hf_s"]
         ok &= r["same_merges"] and r["same_vocab"] and r["same_ids"] and ratio <= 20
+        ok &= r["long_same_ids"] and r["long_growth"] <= 10
         print(
             f"\n[{kind}] vocab_size {r['vocab_size']:,} ({r['merges']:,} merges kept); "
             f"identical merges: {r['same_merges']}, vocabulary: {r['same_vocab']}, "
@@ -152,7 +197,12 @@ def main(argv: list[str] | None = None) -> int:
             f"ours/HF {ratio:5.1f}x (target <= 20x)\n"
             f"  encoding  HF {r['encode_hf_tok_s']:>10,.0f} tokens/s   ours "
             f"{r['encode_ours_tok_s']:>10,.0f} tokens/s   on valid+test "
-            f"({r['encode_tokens']:,} tokens)"
+            f"({r['encode_tokens']:,} tokens)\n"
+            f"  one {args.long_word:,}-character word ({r['long_pieces']:,} pieces): HF "
+            f"{r['long_hf_s']:6.3f} s   ours {r['long_ours_s']:6.3f} s   ours/HF "
+            f"{r['long_ours_s'] / r['long_hf_s']:5.1f}x; identical ids: "
+            f"{r['long_same_ids']}; ours n/4 -> n: {r['long_growth']:4.1f}x (linear 4x, "
+            "target <= 10x)"
         )
     r = naive_against_incremental(lines[: args.naive_lines], args.naive_merges)
     ok &= r["same_merges"]

@@ -22,6 +22,7 @@ from torch import Tensor, nn
 from torch.optim.lr_scheduler import CosineAnnealingLR, LinearLR, LRScheduler
 from torch.optim.swa_utils import AveragedModel
 
+from course_lib.checks import check_scalar_loss
 from course_lib.runtime import progress_bar
 
 Batch = Any
@@ -163,11 +164,7 @@ def fit(
             leave=False,
         )
         for batch in bar:
-            loss = loss_fn(model, to_device(batch, device))
-            if loss.dim() != 0:
-                raise ValueError(
-                    f"the loss must be a scalar, got shape {tuple(loss.shape)}"
-                )
+            loss = check_scalar_loss(loss_fn(model, to_device(batch, device)))
             if not torch.isfinite(loss):
                 raise FloatingPointError(
                     f"loss became {loss.item()} at epoch {epoch + 1}, step {count + 1}: "

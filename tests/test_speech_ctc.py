@@ -94,7 +94,7 @@ def test_matches_brute_force_enumeration(T, C, label):
 
 
 def test_gradient_wrt_log_probs_is_minus_the_posterior_gradcheck():
-    lp = torch.randn(2, 5, 3, dtype=torch.float64).requires_grad_()
+    lp = torch.randn(2, 5, 3, dtype=torch.float64).log_softmax(-1).requires_grad_()
     targets = torch.tensor([[1, 2], [2, 0]])
     assert torch.autograd.gradcheck(
         lambda z: ctc_loss(z, targets, [5, 4], [2, 1], reduction="sum"), (lp,)

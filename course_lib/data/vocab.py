@@ -16,7 +16,20 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
+from course_lib.checks import InputError, read_json
+
 _FORMAT = "course_lib.Vocab"
+
+
+def _check_split(counter: Counter[str]) -> None:
+    """Most entries holding spaces means whole lines were passed as tokens."""
+    spaced = [t for t in counter if len(t.split()) > 1]
+    if spaced and 2 * len(spaced) > len(counter):
+        raise InputError(
+            f"Vocab.build got unsplit text: {len(spaced)} of the {len(counter)} distinct "
+            f"tokens hold spaces, e.g. {spaced[0][:40]!r}; pass tokens (['the', 'cat']) "
+            "or sentences of tokens ([line.split() for line in lines])"
+        )
 
 
 class UnknownTokenError(KeyError):
@@ -100,6 +113,7 @@ class Vocab:
                 counter[item] += 1
             else:
                 counter.update(item)
+        _check_split(counter)
         ranked = sorted(
             (t for t, c in counter.items() if c >= min_freq and t not in specials),
             key=lambda t: (-counter[t], t),
@@ -202,6 +216,11 @@ class Vocab:
 
     def decode(self, ids: Iterable[int]) -> list[str]:
         """Tokens of a sequence of indices (ints, numpy or 0-d tensor elements)."""
+        if getattr(ids, "ndim", 1) != 1:
+            raise InputError(
+                f"decode() takes one sequence of ids (1-D); got shape "
+                f"{tuple(ids.shape)}: decode each row, [vocab.decode(row) for row in ids]"
+            )
         return [self.token(i) for i in ids]
 
     def save(self, path: str | Path) -> None:
@@ -228,8 +247,7 @@ class Vocab:
     @classmethod
     def load(cls, path: str | Path) -> Vocab:
         """Read a vocabulary written by :meth:`save`."""
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
+        data = read_json(path, "vocabulary")
         if not isinstance(data, dict) or data.get("format") != _FORMAT:
             raise ValueError(f"{path} is not a vocabulary written by Vocab.save()")
         tokens = data["tokens"]

@@ -25,6 +25,8 @@ from typing import Any, Protocol, runtime_checkable
 import torch
 from torch import Tensor
 
+from course_lib.checks import InputError, InputTypeError
+
 __all__ = [
     "Decodable",
     "as_prompt",
@@ -56,7 +58,7 @@ def select_rows(state: Any, rows: Tensor, *, dim: int = 0) -> Any:
     if isinstance(state, Tensor):
         n = state.size(dim)
         if rows.numel() and (int(rows.max()) >= n or int(rows.min()) < 0):
-            raise ValueError(
+            raise InputError(
                 f"reorder: rows {rows.tolist()[:8]} are out of range for a state of "
                 f"{n} rows (shape {tuple(state.shape)}, row dimension {dim})"
             )
@@ -73,7 +75,7 @@ def select_rows(state: Any, rows: Tensor, *, dim: int = 0) -> Any:
             for f in dataclasses.fields(state)
         }
         return dataclasses.replace(state, **fields)
-    raise TypeError(
+    raise InputTypeError(
         f"reorder cannot index a state part of type {type(state).__name__}: a state "
         "is made of tensors (row first) in tuples, lists, dicts or dataclasses"
     )
@@ -82,11 +84,11 @@ def select_rows(state: Any, rows: Tensor, *, dim: int = 0) -> Any:
 def reorder_state(model: Decodable, state: Any, rows: Tensor, n: int) -> Any:
     """``model.reorder(state, rows)`` after checking ``rows`` against the ``n`` live rows."""
     if rows.numel() and (int(rows.max()) >= n or int(rows.min()) < 0):
-        raise ValueError(f"rows {rows.tolist()[:8]} out of range for {n} live rows")
+        raise InputError(f"rows {rows.tolist()[:8]} out of range for {n} live rows")
     try:
         return model.reorder(state, rows)
     except (IndexError, RuntimeError) as err:
-        raise ValueError(
+        raise InputError(
             f"{type(model).__name__}.reorder could not select rows from its state "
             f"({type(state).__name__}): {err}"
         ) from err
@@ -96,7 +98,7 @@ def check_decodable(model: Any) -> None:
     """A clear error when ``model`` lacks the decoding protocol."""
     missing = [m for m in ("step", "reorder") if not callable(getattr(model, m, None))]
     if missing:
-        raise TypeError(
+        raise InputTypeError(
             f"{type(model).__name__} cannot be decoded: it needs "
             f"{' and '.join(missing)} (see course_lib.decoding.protocol)"
         )
@@ -105,23 +107,34 @@ def check_decodable(model: Any) -> None:
 def check_log_probs(log_probs: Tensor, n: int) -> Tensor:
     """The (N, V) log-probabilities a step returned, checked: one row per live row."""
     if not isinstance(log_probs, Tensor) or log_probs.dim() != 2:
-        raise ValueError(
+        raise InputError(
             f"step must return log-probabilities (N, V); got "
             f"{getattr(log_probs, 'shape', type(log_probs).__name__)}"
         )
     if log_probs.size(0) != n:
-        raise ValueError(f"step returned {log_probs.size(0)} rows for {n} tokens")
+        raise InputError(f"step returned {log_probs.size(0)} rows for {n} tokens")
     return log_probs
 
 
 def as_prompt(prompt: Any, device: torch.device | str | None = None) -> Tensor:
     """A prompt as a (B, P) tensor of ids, P >= 1: from a tensor or (lists of) ints."""
-    p = torch.as_tensor(prompt, dtype=torch.long, device=device)
+    try:
+        p = torch.as_tensor(prompt, device=device)
+    except (TypeError, ValueError, RuntimeError) as err:
+        raise InputError(
+            f"prompt must be token ids, one row of P ids per sequence, all rows of one "
+            f"length (pad them, or decode them one at a time); got {prompt!r:.60} ({err})"
+        ) from err
     if p.dim() == 1:
         p = p[None, :]  # (1, P)
     if p.dim() != 2 or p.size(0) == 0 or p.size(1) == 0:
-        raise ValueError(
+        raise InputError(
             "prompt must hold at least one token id per row (B, P >= 1), e.g. <bos>; "
             f"got shape {tuple(p.shape)}"
         )
-    return p  # (B, P)
+    if p.dtype.is_floating_point or p.dtype.is_complex or p.dtype == torch.bool:
+        raise InputTypeError(
+            f"prompt must hold integer token ids; got dtype {p.dtype}, which would be "
+            "cut to integers (1.9 -> 1): pass the ids the vocabulary's encode gave"
+        )
+    return p.long()  # (B, P)

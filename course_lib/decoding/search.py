@@ -23,6 +23,7 @@ Shape legend: B sentences, K beam width, V vocabulary, P prompt length, t step.
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +31,7 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
+from course_lib.checks import InputError, NotFiniteError, check_id
 from course_lib.decoding.protocol import (
     Decodable,
     as_prompt,
@@ -50,6 +52,7 @@ __all__ = [
 ]
 
 ALPHA = 0.7
+_NEVER_STOPS = "; decoding could never stop at it: pass the <eos> id"
 
 
 @dataclass
@@ -82,7 +85,7 @@ def _eval_mode(model: Any):
 
 def _check_max_len(max_len: int) -> None:
     if not isinstance(max_len, int) or isinstance(max_len, bool) or max_len < 1:
-        raise ValueError(
+        raise InputError(
             f"max_len must be a positive int (output tokens); got {max_len!r}"
         )
 
@@ -94,9 +97,9 @@ def _check_search(beam_size: int, n_best: int, max_len: int) -> None:
 
 def _check_beam(beam_size: int, n_best: int) -> None:
     if not isinstance(beam_size, int) or beam_size < 1:
-        raise ValueError(f"beam_size must be an int >= 1; got {beam_size!r}")
+        raise InputError(f"beam_size must be an int >= 1; got {beam_size!r}")
     if not isinstance(n_best, int) or not 1 <= n_best <= beam_size:
-        raise ValueError(
+        raise InputError(
             f"n_best must be an int in 1..beam_size={beam_size}; got {n_best!r}"
         )
 
@@ -112,7 +115,7 @@ def feed_prompt(model: Decodable, prompt: Any, state: Any = None) -> tuple[Tenso
             log_p, state = model.step(prompt[:, t], state)  # (B, V)
             check_log_probs(log_p, B)
     except (RuntimeError, IndexError, ValueError) as err:
-        raise ValueError(
+        raise InputError(
             f"{type(model).__name__}.step failed on a prompt of {B} rows ({err}); "
             "the state must hold one row per prompt row, and every id must be in "
             "the vocabulary"
@@ -141,6 +144,7 @@ def generate(
     _check_max_len(max_len)
     with _eval_mode(model):
         log_p, state = feed_prompt(model, prompt, state)  # (B, V)
+        _check_eos(eos, log_p.size(-1))
         total = log_p.new_zeros(log_p.size(0), dtype=torch.float64)  # (B,)
         done = torch.zeros_like(total, dtype=torch.bool)  # (B,)
         steps = []
@@ -154,10 +158,29 @@ def generate(
             if bool(done.all()) or t == max_len - 1:
                 break
             log_p, state = _step(model, y, state)  # (B, V)
+    totals = total.tolist()
+    _check_not_nan(model, totals)
     return [
         _hypothesis(row, lp, eos, alpha)
-        for row, lp in zip(torch.stack(steps, 1).tolist(), total.tolist(), strict=True)
+        for row, lp in zip(torch.stack(steps, 1).tolist(), totals, strict=True)
     ]
+
+
+def _check_eos(eos: int | None, V: int) -> None:
+    """``eos`` (None: no end token) must be an id the model can produce."""
+    if eos is not None:
+        check_id(eos, V, "eos", _NEVER_STOPS)
+
+
+def _check_not_nan(model: Decodable, log_probs: list[float], rows: str = "") -> None:
+    """NaN log-probabilities mean a broken model, not a result."""
+    bad = [i for i, lp in enumerate(log_probs) if math.isnan(lp)]
+    if bad:
+        raise NotFiniteError(
+            f"{type(model).__name__}.step gave NaN log-probabilities "
+            f"({rows or f'rows {bad[:8]}'}): the model holds a NaN weight, or got a "
+            "NaN input; check torch.isfinite(p).all() for its parameters p"
+        )
 
 
 def _step(model: Decodable, y: Tensor, state: Any) -> tuple[Tensor, Any]:
@@ -207,10 +230,12 @@ class _Beams:
         self.tokens = torch.empty(B * K, 0, dtype=torch.long, device=device)  # (B·K, t)
         self.live = list(range(B))  # the sentence of each group of K rows
         self.finished: list[list[Hypothesis]] = [[] for _ in range(B)]
+        self.nan = torch.zeros((), dtype=torch.bool, device=device)  # NaN seen
 
     def finish(self, top: Tensor, parent: Tensor, token: Tensor, eos: int, t: int,
                alpha: float) -> None:  # fmt: skip
         """Set aside each <eos> extension ranked in the top K of its sentence."""
+        self.nan |= torch.isnan(top).any()  # a NaN sorts first: it is in the top
         in_top_k = torch.arange(top.size(1), device=self.device) < self.K  # (2K,)
         ended = (token == eos) & in_top_k & torch.isfinite(top)  # (nb, 2K)
         for r, j in ended.nonzero().tolist():
@@ -250,16 +275,19 @@ class _Beams:
                     score = normalised_score(lp, max_len, alpha)
                     self.finished[b].append(Hypothesis(row, lp, score, False))
 
-    def best(self, n_best: int) -> list[list[Hypothesis]]:
+    def best(self, n_best: int, model: Decodable) -> list[list[Hypothesis]]:
+        """Each sentence's ``n_best`` hypotheses; an error if a NaN score was seen."""
+        _check_not_nan(model, [math.nan] if bool(self.nan) else [], "in the beams")
         return [sorted(h, key=lambda x: -x.score)[:n_best] for h in self.finished]
 
 
-def _start_beams(model: Decodable, prompt: Any, state: Any, K: int):
+def _start_beams(model: Decodable, prompt: Any, state: Any, K: int, eos: int):
     """Feed the prompt, then give every row K copies: (beams, log_p (B·K, V), state)."""
     log_p, state = feed_prompt(model, prompt, state)  # (B, V)
     B, V = log_p.shape
+    check_id(eos, V, "eos", _NEVER_STOPS)  # beam search needs an end token
     if K > V:
-        raise ValueError(f"beam_size {K} is above the vocabulary size {V}")
+        raise InputError(f"beam_size {K} is above the vocabulary size {V}")
     copies = torch.arange(B, device=log_p.device).repeat_interleave(K)  # (B·K,)
     state = reorder_state(model, state, copies, B)  # B·K rows
     return _Beams(B, K, log_p.device), log_p[copies].double(), state  # (B·K, V)
@@ -285,7 +313,7 @@ def beam_search(
     _check_search(beam_size, n_best, max_len)
     K = beam_size
     with _eval_mode(model):
-        beams, log_p, state = _start_beams(model, prompt, state, K)  # B·K rows
+        beams, log_p, state = _start_beams(model, prompt, state, K, eos)  # B·K rows
         for t in range(1, max_len + 1):
             nb, V = len(beams.live), log_p.size(-1)
             scores = beams.scores[:, :, None] + log_p.view(nb, K, V)  # (nb, K, V)
@@ -299,4 +327,4 @@ def beam_search(
             log_p, state = _step(model, y, state)  # (nb'·K, V)
             log_p = log_p.double()  # (nb'·K, V): scores are summed in float64
     beams.close(max_len, alpha)  # still live at max_len: returned unfinished
-    return beams.best(n_best)
+    return beams.best(n_best, model)

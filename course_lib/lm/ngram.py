@@ -29,6 +29,7 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
+from course_lib.checks import check_coverage
 from course_lib.data.vocab import Vocab
 from course_lib.lm.ngram_counts import BEGIN, NGramCounts
 from course_lib.lm.perplexity import perplexity
@@ -65,6 +66,7 @@ class NGramLM:
             raise ValueError(
                 "the training corpus is empty: an n-gram model needs tokens"
             )
+        given = vocab
         if vocab is None:
             vocab = Vocab.build(tokens, specials=(UNK,), unk=UNK)
         if vocab.unk is None:
@@ -80,6 +82,8 @@ class NGramLM:
                 f"order-{order} model over V={self.V}; count the same tokens again"
             )
         self.counts = counts
+        if given is not None:
+            self._check_coverage()
         # per order k: c(h) and N1+(h •) of the counts each level uses, by context row
         self._a, self._total, self._types = {}, {}, {}
         for k in range(1, order + 1):
@@ -88,6 +92,20 @@ class NGramLM:
             self._a[k] = a
             self._total[k] = np.bincount(self.counts.context[k], a, minlength=n_ctx)
             self._types[k] = np.bincount(self.counts.context[k], a > 0, minlength=n_ctx)
+
+    def _check_coverage(self) -> None:
+        """Most of the training stream must be in a given vocabulary, not ``<unk>``."""
+        keys, counts = self.counts.keys[1], self.counts.counts[1]  # unigrams: key = id
+        at = int(np.searchsorted(keys, self.vocab.unk_index))
+        unknown = (
+            int(counts[at])
+            if at < keys.size and keys[at] == self.vocab.unk_index
+            else 0
+        )
+        check_coverage(
+            unknown, int(counts.sum()), what="training tokens", size=self.V,
+            unk=self.vocab.unk,
+        )  # fmt: skip
 
     def _level_counts(self, k: int) -> np.ndarray:
         return self.counts.counts[k]

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
+from course_lib.checks import check_targets, check_token_ids
 from course_lib.decoding.protocol import select_rows
 from course_lib.lm.output import SoftmaxOutput
 from course_lib.rnn.rnn_cell import RNN, copy_from_torch
@@ -104,8 +105,7 @@ class RNNLM(nn.Module):
 
     def features(self, x: Tensor, h0=None) -> tuple[Tensor, object]:
         """x: (B, T) token ids -> hidden states (B, T, H) and the last state."""
-        if x.dim() != 2:
-            raise ValueError(f"x must be (B, T) token ids, got {tuple(x.shape)}")
+        check_token_ids(x, self.config.vocab_size, "x", allow_empty=True)
         e = self.drop(self.embed(x))  # (B, T, E)
         hs, h = self.rnn(e, h0)  # (B, T, H), state
         return self.drop(hs), h  # (B, T, H)
@@ -113,6 +113,7 @@ class RNNLM(nn.Module):
     def forward(self, x: Tensor, y: Tensor, h0=None) -> tuple[Tensor, object]:
         """Mean cross-entropy of the targets y (B, T) and the last hidden state."""
         hs, h = self.features(x, h0)  # (B, T, H)
+        check_targets(y, x, self.config.vocab_size, "y", "x")
         loss = self.out.nll(hs.reshape(-1, hs.size(-1)), y.reshape(-1))  # (N, H) -> ()
         return loss, h
 

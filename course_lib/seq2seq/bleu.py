@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+
+from course_lib.checks import InputError, InputTypeError
 
 __all__ = [
     "BleuStats",
@@ -85,7 +87,7 @@ class BleuStats:
         orders the candidate has n-grams of (for short sentences).
         """
         if smooth not in SMOOTHING:
-            raise ValueError(
+            raise InputError(
                 f"smooth must be one of {sorted(SMOOTHING)}; got {smooth!r}"
             )
         value = SMOOTHING[smooth] if smooth_value is None else smooth_value
@@ -117,13 +119,41 @@ class BleuStats:
 
 def _check_tokens(tokens: object, what: str) -> list[str]:
     if isinstance(tokens, str):
-        raise TypeError(
+        raise InputTypeError(
             f"{what} must be a list of tokens, not a string; split it first "
             f"(got {tokens[:40]!r})"
         )
     if not isinstance(tokens, Sequence):
-        raise TypeError(f"{what} must be a list of tokens; got {type(tokens).__name__}")
+        raise InputTypeError(
+            f"{what} must be a list of tokens; got {type(tokens).__name__}"
+        )
+    nested = [t for t in tokens if not isinstance(t, Hashable) or isinstance(t, list)]
+    if nested:
+        raise InputTypeError(
+            f"{what} must be a list of tokens (str or int); it holds "
+            f"{type(nested[0]).__name__}s such as {nested[0]!r:.40}: one level of "
+            "nesting too many?"
+        )
     return list(tokens)
+
+
+def _check_references(references: object) -> None:
+    """One candidate's references: a list of token lists, not one token list."""
+    if isinstance(references, str) or not isinstance(references, Sequence):
+        raise InputTypeError(
+            "references must be a list of token lists (one per reference)"
+        )
+    words = [r for r in references if isinstance(r, str)]
+    if (
+        references
+        and len(words) == len(references)
+        and not any(len(w.split()) > 1 for w in words)
+    ):
+        raise InputTypeError(
+            "references must be a list of references, each a list of tokens; got one "
+            f"list of tokens {list(references[:4])}...: wrap it, [reference] (in "
+            "corpus_bleu, one such list per candidate: [[ref] for ref in refs])"
+        )
 
 
 def bleu_stats(
@@ -135,16 +165,15 @@ def bleu_stats(
     reference length closest to the candidate's (the shorter one on a tie).
     """
     cand = _check_tokens(candidate, "candidate")
-    if isinstance(references, str) or not isinstance(references, Sequence):
-        raise TypeError("references must be a list of token lists (one per reference)")
+    _check_references(references)
     refs = [_check_tokens(r, "each reference") for r in references]
     if not refs:
-        raise ValueError(
+        raise InputError(
             "BLEU needs at least one reference per candidate; got none for "
-            f"candidate {' '.join(cand)[:60]!r}"
+            f"candidate {' '.join(map(str, cand))[:60]!r}"
         )
     if not isinstance(max_n, int) or max_n < 1:
-        raise ValueError(f"max_n must be a positive int; got {max_n!r}")
+        raise InputError(f"max_n must be a positive int; got {max_n!r}")
     c = len(cand)
     ref_len = min((abs(len(r) - c), len(r)) for r in refs)[1]
     matches, totals = [], []
@@ -173,15 +202,15 @@ def corpus_bleu(
     ``sacrebleu.corpus_bleu(..., tokenize="none", smooth_method=smooth)``.
     """
     if isinstance(candidates, str) or not isinstance(candidates, Sequence):
-        raise TypeError("candidates must be a list of token lists")
+        raise InputTypeError("candidates must be a list of token lists")
     if not isinstance(references, Sequence) or len(references) != len(candidates):
         got = len(references) if isinstance(references, Sequence) else references
-        raise ValueError(
+        raise InputError(
             f"references needs one list of references per candidate: "
             f"{len(candidates)} candidates, got {got!r}"
         )
     if not candidates:
-        raise ValueError("corpus_bleu needs at least one candidate; got none")
+        raise InputError("corpus_bleu needs at least one candidate; got none")
     total = None
     for cand, refs in zip(candidates, references, strict=True):
         s = bleu_stats(cand, refs, max_n)
@@ -218,13 +247,13 @@ def sacrebleu_corpus_bleu(
     import sacrebleu
 
     if len(references) != len(candidates):
-        raise ValueError(
+        raise InputError(
             f"one list of references per candidate: {len(candidates)} candidates, "
             f"{len(references)} reference lists"
         )
     n_refs = max((len(r) for r in references), default=0)
     if n_refs == 0 or any(len(r) == 0 for r in references):
-        raise ValueError("every candidate needs at least one reference")
+        raise InputError("every candidate needs at least one reference")
     streams = [
         [" ".join(refs[k]) if k < len(refs) else None for refs in references]
         for k in range(n_refs)

@@ -29,8 +29,9 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
+from course_lib.checks import InputError
 from course_lib.runtime import run_seed
-from course_lib.speech.ctc_inputs import _check_ctc, _padded_targets
+from course_lib.speech.ctc_inputs import _check_ctc, _padded_targets, check_reduction
 
 __all__ = [
     "alignments",
@@ -260,14 +261,11 @@ def ctc_loss(
     targets = torch.as_tensor(targets, dtype=torch.long, device=device)
     targets = _padded_targets(targets, target_lengths, blank)  # (B, S)
     _check_ctc(log_probs, targets, input_lengths, target_lengths, blank)
-    if reduction not in ("none", "sum", "mean"):
-        raise ValueError(
-            f"reduction must be 'none', 'sum' or 'mean'; got {reduction!r}"
-        )
+    check_reduction(reduction, log_probs.size(0))
     nll = _CTC.apply(log_probs, targets, input_lengths, target_lengths, blank)  # (B,)
     if error_if_impossible and torch.isinf(nll).any():
         bad = torch.isinf(nll).nonzero().flatten().tolist()
-        raise ValueError(
+        raise InputError(
             f"sequences {bad} are too short for their labels: T must be at least "
             "S plus the number of repeated neighbours"
         )

@@ -20,10 +20,12 @@ import json
 import os
 import re
 import tempfile
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from course_lib.checks import InputError, InputTypeError, read_json
 from course_lib.subwords.bpe import BPE
 from course_lib.subwords.bpe_train import train_bpe
 from course_lib.subwords.pretokenize import (
@@ -41,6 +43,7 @@ __all__ = ["KINDS", "Encoding", "Tokenizer"]
 KINDS = ("bpe", "byte_bpe", "wordpiece")
 FORMAT = "course_lib.subwords/1"
 WORD_CACHE_SIZE = 100_000  # words ``encode`` remembers; when full, it starts again
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,31 @@ class Encoding:
     ids: list[int]
     pieces: list[str]
     words: list[int | None]
+
+
+def _refuse_surrogate(text: str) -> None:
+    """Byte-level BPE encodes UTF-8; a lone surrogate (half of a UTF-16 pair) has none."""
+    found = _SURROGATE.search(text)
+    if found is None:
+        return
+    at = found.start()
+    raise InputError(
+        f"text holds a lone surrogate {text[at]!r} at position {at} (near "
+        f"{text[max(at - 10, 0) : at + 10]!r}), which is not a character and has no "
+        "UTF-8 bytes; it comes from decoding with errors='surrogateescape' or a "
+        "broken emoji: remove it, e.g. text.encode('utf-8', 'replace').decode()"
+    )
+
+
+def _warn_small(vocab_size: int, model: BPE | WordPiece) -> None:
+    """BPE keeps the specials and the alphabet, as HF does, whatever ``vocab_size``."""
+    if vocab_size < len(model.vocab):
+        warnings.warn(
+            f"vocab_size={vocab_size} is below the {len(model.vocab)} pieces that the "
+            "special tokens and the alphabet need: all are kept and no merge is learnt "
+            "(as HF tokenizers does); raise vocab_size to learn merges",
+            stacklevel=3,
+        )
 
 
 def _check_pipeline(kind: str, pre_tokenizer: str) -> None:
@@ -111,6 +139,8 @@ class Tokenizer:
         texts: the training lines. pre_tokenizer: default ``"whitespace_split"``
         (``"byte_level"`` for ``byte_bpe``). unk_token: one of the specials (WordPiece
         needs one, default ``"[UNK]"``). end_of_word_suffix: plain BPE only, e.g. ``</w>``.
+        A BPE ``vocab_size`` below the specials and the alphabet keeps them all, with no
+        merge, as HF's ``BpeTrainer`` does, and warns (WordPiece raises).
         """
         pre = pre_tokenizer or (
             "byte_level" if kind == "byte_bpe" else "whitespace_split"
@@ -143,6 +173,7 @@ class Tokenizer:
                 unk_token=unk_token,
                 end_of_word_suffix=end_of_word_suffix,
             )
+        _warn_small(vocab_size, model)
         return cls(model, kind=kind, pre_tokenizer=pre, special_tokens=specials)
 
     # -- vocabulary ------------------------------------------------------------------
@@ -180,7 +211,14 @@ class Tokenizer:
     def split_words(self, text: str) -> list[tuple[str, bool]]:
         """``text`` as [(word, is_special)]: specials cut out first, the rest pre-tokenized."""
         if not isinstance(text, str):
-            raise TypeError(f"text must be a str; got {type(text).__name__}")
+            raise InputTypeError(f"text must be a str; got {type(text).__name__}")
+        try:
+            return self._split_words(text)
+        except UnicodeEncodeError:  # byte-level: a lone surrogate has no UTF-8 bytes
+            _refuse_surrogate(text)
+            raise
+
+    def _split_words(self, text: str) -> list[tuple[str, bool]]:
         out, start = [], 0
         for m in self._special_re.finditer(text) if self._special_re else ():
             out += [
@@ -292,8 +330,7 @@ class Tokenizer:
     @classmethod
     def load(cls, path: str | os.PathLike) -> Tokenizer:
         """Read a tokenizer written by ``save``."""
-        with open(path, encoding="utf-8") as f:
-            return cls.from_dict(json.load(f))
+        return cls.from_dict(read_json(path, "tokenizer"))
 
     def __repr__(self) -> str:
         return f"Tokenizer(kind={self.kind!r}, vocab_size={self.vocab_size})"
