@@ -8,7 +8,13 @@ import pytest
 from course_lib.decoding import sample
 from course_lib.lm.ngram import MLE, AddK, Backoff, KneserNey
 from course_lib.lm.ngram_counts import NGramCounts
-from course_lib.lm.perplexity import bits_per_token, perplexity, perplexity_from_loss
+from course_lib.lm.perplexity import (
+    bits_per_token,
+    line_totals,
+    perplexity,
+    perplexity_from_loss,
+    perplexity_of_totals,
+)
 
 TOY = (
     "the cat sat on the mat <eos> the dog sat on the log <eos> "
@@ -136,3 +142,21 @@ def test_shared_counts_give_the_same_model():
         assert np.allclose(alone.distribution(["the"]), shared.distribution(["the"]))
     with pytest.raises(ValueError, match="cannot serve"):
         KneserNey(TOY, 5, big.vocab, counts=big.counts)
+
+
+def test_line_totals_add_up_to_the_perplexity_of_the_scored_tokens():
+    rng = np.random.default_rng(0)
+    eos = 0
+    stream = rng.integers(0, 6, size=200)  # (N,) ids; 0 ends a line
+    positions = np.arange(1, 200, 3)  # the scored tokens, some lines with none
+    lp = np.log(rng.uniform(0.01, 1.0, size=positions.size))  # (M,)
+    nll, tokens = line_totals(lp, positions, stream, eos)
+    assert tokens.sum() == positions.size and (tokens > 0).all()
+    assert np.isclose(nll.sum(), -lp.sum())
+    assert np.isclose(perplexity_of_totals(nll, tokens), perplexity(lp))
+    # a line is the tokens up to and including its eos: line k holds the k-th eos
+    line = np.concatenate(([0], np.cumsum(stream[:-1] == eos)))[positions]
+    first = line == line.min()
+    assert np.isclose(nll[0], -lp[first].sum()) and tokens[0] == first.sum()
+    with pytest.raises(ValueError, match="one length"):
+        line_totals(lp[:-1], positions, stream, eos)

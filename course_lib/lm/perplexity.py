@@ -44,3 +44,43 @@ def perplexity_from_loss(mean_cross_entropy: float) -> float:
 def bits_per_token(mean_cross_entropy: float) -> float:
     """J / ln 2: the loss in bits (bits per character for a character model)."""
     return mean_cross_entropy / math.log(2)
+
+
+def line_totals(
+    log_probs: Sequence[float] | np.ndarray,
+    positions: Sequence[int] | np.ndarray,
+    stream: Sequence[int] | np.ndarray,
+    eos: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each test line's negative log-likelihood and scored tokens: the items a bootstrap
+    over the test lines resamples (``course_lib.compare.compare_bootstrap``).
+
+    log_probs: (M,) natural logs of P of the tokens at ``positions`` (M,) of ``stream``
+    (N,) token ids (or tokens) in which a line ends with its ``eos`` (which belongs to it).
+    Returns ``(nll, tokens)``, (L,) each, over the L lines with a scored token, in stream
+    order; ``exp(nll.sum() / tokens.sum())`` is ``perplexity(log_probs)``
+    (:func:`perplexity_of_totals`).
+    """
+    lp = np.asarray(log_probs, dtype=np.float64)  # (M,)
+    where = np.asarray(positions, dtype=np.int64)  # (M,)
+    ends = np.asarray(stream) == eos  # (N,)
+    if lp.ndim != 1 or lp.shape != where.shape or lp.size == 0:
+        raise ValueError(
+            f"log_probs and positions must be non-empty and of one length, got "
+            f"{lp.shape} and {where.shape}"
+        )
+    if where.min() < 0 or where.max() >= ends.size:
+        raise ValueError(f"positions must lie in the stream of {ends.size} tokens")
+    line = np.concatenate(([0], np.cumsum(ends[:-1])))  # (N,) the line of each token
+    of = line[where]  # (M,)
+    nll = np.bincount(of, weights=-lp, minlength=int(line[-1]) + 1)  # (lines,)
+    tokens = np.bincount(of, minlength=int(line[-1]) + 1)  # (lines,)
+    keep = tokens > 0
+    return nll[keep], tokens[keep].astype(np.float64)
+
+
+def perplexity_of_totals(
+    nll: Sequence[float] | np.ndarray, tokens: Sequence[float] | np.ndarray
+) -> float:
+    """exp(Σ nll / Σ tokens): the perplexity of the lines whose totals ``line_totals`` gave."""
+    return float(np.exp(np.sum(nll) / np.sum(tokens)))
