@@ -331,7 +331,8 @@ def _read(chapter: str) -> dict[str, Any]:
 
 def load(chapter: str) -> dict[str, Any]:
     """All values recorded for ``chapter`` (an empty dict when none were)."""
-    return {k: v for k, v in _read(chapter).items() if not k.startswith("_")}
+    notes = (RUN_KEY, EXAMPLES_KEY, VERDICTS_KEY)
+    return {k: v for k, v in _read(chapter).items() if k not in notes}
 
 
 def run_info(chapter: str) -> dict[str, str] | None:

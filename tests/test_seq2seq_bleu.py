@@ -201,3 +201,36 @@ def test_bad_input_raises_clear_errors():
         corpus_bleu([REF1], [[REF1]], smooth="laplace")
     with pytest.raises(ValueError, match="at least one candidate"):
         corpus_bleu([], [])
+
+
+def test_bleu_columns_sum_to_corpus_bleu_and_compare_bleu_is_paired():
+    from course_lib.compare import Comparison
+    from course_lib.seq2seq.bleu import bleu_columns, bleu_of_columns, compare_bleu
+
+    rng = random.Random(0)
+    words = "a b c d e f g h".split()
+    refs = [[[rng.choice(words) for _ in range(rng.randint(3, 9))]] for _ in range(60)]
+    good = [r[0][:-1] if i % 3 else r[0] for i, r in enumerate(refs)]  # near the refs
+    bad = [[rng.choice(words) for _ in range(len(r[0]))] for r in refs]
+    for cands in (good, bad):
+        columns = bleu_columns(cands, refs)
+        assert len(columns) == 10 and all(len(c) == 60 for c in columns)
+        assert bleu_of_columns(*columns) == corpus_bleu(cands, refs)
+    # a resample of the rows is the corpus BLEU of those sentences
+    rows = [3, 3, 7, 10, 59]
+    picked = [[c[i] for i in rows] for c in bleu_columns(good, refs)]
+    assert bleu_of_columns(*picked) == corpus_bleu(
+        [good[i] for i in rows], [refs[i] for i in rows]
+    )
+    c = compare_bleu(good, bad, refs)
+    assert isinstance(c, Comparison) and c.unit == "points"
+    assert (c.a, c.b) == (corpus_bleu(good, refs), corpus_bleu(bad, refs))
+    assert c.se > 0 and c.better and c.verdict == "ahead"
+    mirror = compare_bleu(bad, good, refs)
+    assert mirror.worse and abs(mirror.se - c.se) < 0.5 * c.se
+    same = compare_bleu(good, good, refs)
+    assert same.se == 0 and same.verdict == "within the noise"
+    with pytest.raises(ValueError, match="same sentences"):
+        compare_bleu(good, bad[:-1], refs)
+    with pytest.raises(ValueError, match="columns"):
+        bleu_of_columns([1], [2], [3])

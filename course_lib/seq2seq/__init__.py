@@ -24,6 +24,7 @@ from course_lib.seq2seq.attention_cost import AttentionCost, attention_cost
 from course_lib.seq2seq.bleu import (
     BleuStats,
     bleu_stats,
+    compare_bleu,
     corpus_bleu,
     sacrebleu_corpus_bleu,
     sentence_bleu,
@@ -85,6 +86,7 @@ __all__ = [
     "beam_error_analysis",
     "bleu_by_source_length",
     "bleu_stats",
+    "compare_bleu",
     "corpus_bleu",
     "kernel_regression_data",
     "lm_log_prob",

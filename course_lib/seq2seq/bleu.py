@@ -20,11 +20,16 @@ from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from course_lib.checks import InputError, InputTypeError
 
 __all__ = [
     "BleuStats",
+    "bleu_columns",
+    "bleu_of_columns",
     "bleu_stats",
+    "compare_bleu",
     "corpus_bleu",
     "ngrams",
     "sacrebleu_corpus_bleu",
@@ -216,6 +221,79 @@ def corpus_bleu(
         s = bleu_stats(cand, refs, max_n)
         total = s if total is None else total + s
     return total.score(smooth, smooth_value)
+
+
+def bleu_columns(
+    candidates: Sequence[Tokens],
+    references: Sequence[Sequence[Tokens]],
+    *,
+    max_n: int = 4,
+) -> list[list[int]]:
+    """Each sentence's sufficient statistics as columns of one value per sentence.
+
+    The columns are the clipped matches of orders 1..max_n, the n-gram totals of orders
+    1..max_n, the candidate lengths and the closest reference lengths (2 max_n + 2 columns):
+    ``bleu_of_columns(*bleu_columns(c, r))`` is ``corpus_bleu(c, r)``, and a resample of the
+    sentences (rows) is the corpus BLEU of those sentences, for a bootstrap over test
+    sentences (:func:`compare_bleu`).
+    """
+    if len(references) != len(candidates):
+        raise ValueError(
+            f"one list of references per candidate: {len(candidates)} candidates, "
+            f"{len(references)} reference lists"
+        )
+    stats = [
+        bleu_stats(c, r, max_n) for c, r in zip(candidates, references, strict=True)
+    ]
+    return (
+        [[s.matches[n] for s in stats] for n in range(max_n)]
+        + [[s.totals[n] for s in stats] for n in range(max_n)]
+        + [[s.cand_len for s in stats], [s.ref_len for s in stats]]
+    )
+
+
+def bleu_of_columns(*columns: Sequence[float], smooth: str = "none") -> float:
+    """Corpus BLEU (0-100) of the sentences whose :func:`bleu_columns` are given: the columns
+    are summed, then scored once, as :func:`corpus_bleu` does."""
+    if len(columns) < 4 or len(columns) % 2:
+        raise ValueError(
+            f"need the 2 max_n + 2 columns of bleu_columns; got {len(columns)}"
+        )
+    k = (len(columns) - 2) // 2
+    sums = [int(round(float(np.sum(c)))) for c in columns]
+    return BleuStats(tuple(sums[:k]), tuple(sums[k : 2 * k]), sums[-2], sums[-1]).score(
+        smooth
+    )
+
+
+def compare_bleu(
+    candidates_a: Sequence[Tokens],
+    candidates_b: Sequence[Tokens],
+    references: Sequence[Sequence[Tokens]],
+    *,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    **style,
+):
+    """The corpus BLEU of system A against system B on the same test sentences, with the
+    standard error of the difference from a paired bootstrap over the sentences (Koehn,
+    2004): a :class:`course_lib.compare.Comparison`, in BLEU points."""
+    from course_lib.compare import compare_bootstrap
+
+    if len(candidates_a) != len(candidates_b):
+        raise ValueError(
+            f"both systems must translate the same sentences: {len(candidates_a)} and "
+            f"{len(candidates_b)} candidates"
+        )
+    style = {"unit": "points"} | style
+    return compare_bootstrap(
+        bleu_of_columns,
+        bleu_columns(candidates_a, references),
+        bleu_columns(candidates_b, references),
+        n_resamples=n_resamples,
+        seed=seed,
+        **style,
+    )
 
 
 def sentence_bleu(
