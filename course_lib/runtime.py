@@ -156,7 +156,8 @@ def seed_everything(seed: int = 0) -> int:
     random.seed(used)
     np.random.seed(used % 2**32)
     torch.manual_seed(used)
-    os.environ["PYTHONHASHSEED"] = str(used)
+    # for the processes it starts (torchrun's workers): Python takes 0 ... 2**32 - 1 there
+    os.environ["PYTHONHASHSEED"] = str(used % 2**32)
     return used
 
 

@@ -1,6 +1,9 @@
 """COURSE_SEED: every seed the course sets moves to another random stream together."""
 
+import os
 import random
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -73,3 +76,15 @@ def test_seed_everything_takes_a_numpy_integer(monkeypatch):
     for bad in (-1, 1.5, "3", True):
         with pytest.raises(ValueError, match="non-negative int"):
             runtime.seed_everything(bad)
+
+
+def test_another_seed_leaves_a_hash_seed_a_new_python_accepts(monkeypatch):
+    """torchrun's workers inherit PYTHONHASHSEED, and Python refuses one above 2**32 - 1."""
+    monkeypatch.setenv("COURSE_SEED", "1")
+    monkeypatch.setenv("PYTHONHASHSEED", "0")
+    used = runtime.seed_everything(0)
+    assert used >= 2**32 and int(os.environ["PYTHONHASHSEED"]) == used % 2**32
+    done = subprocess.run(
+        [sys.executable, "-c", "print(hash('a'))"], capture_output=True
+    )
+    assert done.returncode == 0, done.stderr
