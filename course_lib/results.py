@@ -335,6 +335,25 @@ def load(chapter: str) -> dict[str, Any]:
     return {k: v for k, v in _read(chapter).items() if k not in notes}
 
 
+def findings(data: dict[str, Any]) -> dict[str, Any]:
+    """The findings among a chapter's recorded ``data`` (a results file as read): each
+    recorded comparison's verdict word, and every other recorded string or truth value,
+    less those recorded as examples (one draw shown) and record()'s own notes.
+
+    What ``make seeds`` expects to survive another random draw, and what a summary may
+    state only when a section above it states it (tests/book/test_summaries.py).
+    """
+    examples = set(data.get(EXAMPLES_KEY, []))
+    plain = {
+        key: value
+        for key, value in data.items()
+        if key not in (RUN_KEY, EXAMPLES_KEY, VERDICTS_KEY)
+        and key not in examples
+        and isinstance(value, (str, bool))
+    }
+    return plain | data.get(VERDICTS_KEY, {})
+
+
 def run_info(chapter: str) -> dict[str, str] | None:
     """The profile and device of the run that last recorded ``chapter``'s results, or None."""
     return _read(chapter).get(RUN_KEY)

@@ -53,6 +53,11 @@ def test_a_reference_folder_stands_for_seed_zero(tmp_path):
     assert seeds.flips(reference, {"stable": "ahead"}) == [
         "verdict differs: coin: 'heads' at seed 0, '(not recorded)'"
     ]
-    assert seeds.verdicts({"a": True, "b": 1.5, "c": "x", "_examples": ["c"]}) == {
-        "a": True
+    data = {
+        "a": True,
+        "b": 1.5,
+        "c": "x",
+        "_examples": ["c"],
+        "_verdicts": {"d": "ahead"},
     }
+    assert seeds.findings(data) == {"a": True, "d": "ahead"}

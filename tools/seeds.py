@@ -25,6 +25,8 @@ from pathlib import Path
 
 import notebook_run  # tools/, beside this file
 
+from course_lib.results import findings
+
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "_build" / "seeds"
 
@@ -90,25 +92,9 @@ def read_results(path: Path) -> dict:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
 
 
-def verdicts(results: dict) -> dict:
-    """The glued verdicts of a chapter's results: each recorded comparison's verdict word, and
-    its other recorded strings and truth values, less those recorded as examples (one draw
-    shown, not a finding) and the run's own notes."""
-    examples = set(results.get("_examples", []))
-    words = results.get("_verdicts", {})
-    plain = {
-        key: value
-        for key, value in results.items()
-        if not key.startswith("_")
-        and key not in examples
-        and isinstance(value, (str, bool))
-    }
-    return plain | words
-
-
 def flips(reference: dict, other: dict) -> list[str]:
     """Each verdict of ``reference`` (seed 0's results) that ``other`` states otherwise."""
-    ours, theirs = verdicts(reference), verdicts(other)
+    ours, theirs = findings(reference), findings(other)
     return [
         f"verdict differs: {key}: {value!r} at seed 0, {theirs.get(key, '(not recorded)')!r}"
         for key, value in ours.items()
@@ -160,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
             bad += len(found)
             for line in found:
                 print(f"{path.stem} seed {seed}: {line}")
-        print(f"{path.stem}: {len(verdicts(reference))} glued verdicts, seeds {seeds}")
+        print(f"{path.stem}: {len(findings(reference))} glued verdicts, seeds {seeds}")
     print(
         f"{bad} failures and flips" if bad else "every assert holds, no verdict flips"
     )

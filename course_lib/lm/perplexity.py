@@ -83,4 +83,4 @@ def perplexity_of_totals(
     nll: Sequence[float] | np.ndarray, tokens: Sequence[float] | np.ndarray
 ) -> float:
     """exp(Σ nll / Σ tokens): the perplexity of the lines whose totals ``line_totals`` gave."""
-    return float(np.exp(np.sum(nll) / np.sum(tokens)))
+    return perplexity_from_loss(float(np.sum(nll) / np.sum(tokens)))

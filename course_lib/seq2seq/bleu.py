@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from course_lib.checks import InputError, InputTypeError
+from course_lib.compare import Comparison, compare_bootstrap
 
 __all__ = [
     "BleuStats",
@@ -274,12 +275,10 @@ def compare_bleu(
     n_resamples: int = 1000,
     seed: int = 0,
     **style,
-):
+) -> Comparison:
     """The corpus BLEU of system A against system B on the same test sentences, with the
     standard error of the difference from a paired bootstrap over the sentences (Koehn,
     2004): a :class:`course_lib.compare.Comparison`, in BLEU points."""
-    from course_lib.compare import compare_bootstrap
-
     if len(candidates_a) != len(candidates_b):
         raise ValueError(
             f"both systems must translate the same sentences: {len(candidates_a)} and "

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from course_lib.results import findings
+
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "_build" / "results"
 SUMMARY = re.compile(r"^## (Summary|What to take away)", re.M)
@@ -42,17 +44,6 @@ def _sections(path: Path) -> tuple[list[dict], list[dict], list[dict]]:
     return before, summary, code
 
 
-def _findings(results: dict) -> set[str]:
-    """The recorded names that state a finding (verdicts), less the examples."""
-    examples = set(results.get("_examples", []))
-    plain = {
-        k
-        for k, v in results.items()
-        if not k.startswith("_") and isinstance(v, (str, bool)) and k not in examples
-    }
-    return plain | set(results.get("_verdicts", {}))
-
-
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
 def test_a_summary_states_only_what_its_sections_showed(path):
     chapter = f"ch{path.name[:2]}"
@@ -71,7 +62,7 @@ def test_a_summary_states_only_what_its_sections_showed(path):
                 )
             elif name in results.get("_examples", []):
                 problems.append(f"{chapter}_{name}: an example, stated as a finding")
-            elif name in _findings(results):
+            elif name in findings(results):
                 recording = [c for c in code if f'"{name}"' in c]
                 if name not in above:
                     problems.append(f"{chapter}_{name}: a verdict no section states")
