@@ -115,9 +115,9 @@ def run_offset() -> int:
     except ValueError:
         offset = -1
     if offset < 0:
-        raise ValueError(
-            f"{SEED_ENV}={value!r} is not a non-negative integer; unset it for the book's "
-            f"own draw (0) or set e.g. {SEED_ENV}=1"
+        raise SettingError(
+            f"{SEED_ENV}={value!r} is not a non-negative integer.\nFix: unset it for the "
+            f"book's own draw (0), or set another stream, e.g. {SEED_ENV}=1"
         )
     return offset
 

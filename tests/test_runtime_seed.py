@@ -61,6 +61,8 @@ def test_a_bad_course_seed_names_the_variable(monkeypatch, bad):
     monkeypatch.setenv("COURSE_SEED", bad)
     with pytest.raises(ValueError, match="COURSE_SEED"):
         runtime.run_seed(0)
+    with pytest.raises(runtime.SettingError, match="Fix: "):  # like COURSE_DEVICE's
+        runtime.run_offset()
 
 
 def test_a_seed_that_is_not_an_integer_is_refused():
