@@ -17,7 +17,7 @@ endif
 export COURSE_LIB_DATA
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: help install book book-all chapter _chapter gpu-check seeds test-newest test unit notebooks book-check lint clean
+.PHONY: help install book book-all chapter _chapter gpu-check seeds test-newest test unit notebooks notebooks-sync book-check lint clean
 
 help:
 	@echo "make book   build the HTML book (profile: COURSE_PROFILE=smoke|cpu|gpu, default gpu with CUDA else cpu)"
@@ -26,6 +26,7 @@ help:
 	@echo "make gpu-check   every chapter with the gpu sizes, a few steps each, on the CPU"
 	@echo "make seeds N=09   a chapter (or N=all) again with seeds 1 and 2: the asserts and verdicts that do not hold"
 	@echo "make test   unit tests, notebooks under nbval (smoke profile) and the book build check"
+	@echo "make notebooks-sync   format each chapter's text source (notebooks/NN_*.md) and write its .ipynb"
 
 $(STAMP): requirements.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is needed, found " + sys.version.split()[0])'
@@ -87,6 +88,12 @@ _chapter:
 # every figure a chapter draws is on its page.
 unit: $(STAMP)
 	MPLBACKEND=Agg OMP_NUM_THREADS=1 $(BIN)/python -m pytest -q -n $(JOBS) --ignore=tests/book
+
+# A chapter is edited as notebooks/NN_name.md (a MyST markdown notebook); this formats its code
+# with ruff and writes the .ipynb that Colab opens and nbval runs (tools/notebooks_sync.py).
+# tests/test_notebooks_sync.py fails while the two disagree.
+notebooks-sync: $(STAMP)
+	$(BIN)/python tools/notebooks_sync.py $(N)
 
 notebooks: $(STAMP)
 	OMP_NUM_THREADS=1 COURSE_PROFILE=smoke $(BIN)/python -m pytest -q --nbval-lax --nbval-current-env \

@@ -4,6 +4,7 @@
 import importlib.util
 import json
 import re
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,6 +51,8 @@ def test_every_term_link_resolves():
 
 
 def _link_terms():
+    if str(ROOT / "tools") not in sys.path:  # it imports notebooks_sync, beside it
+        sys.path.insert(0, str(ROOT / "tools"))
     spec = importlib.util.spec_from_file_location(
         "link_terms", ROOT / "tools" / "link_terms.py"
     )

@@ -34,7 +34,12 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from notebook_imports import module_closure, notebook_imports  # tools/
+from notebook_imports import (  # tools/
+    module_closure,
+    notebook_imports,
+    page_file,
+    read_notebook,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 PINS = ("requirements.txt", "pyproject.toml")
@@ -100,8 +105,7 @@ def page_keys(
     common += [(root / p).read_bytes() for p in PINS if (root / p).is_file()]
     keys: dict[str, str] = {}
     for page in pages(root, toc):
-        path = root / f"{page}.ipynb"
-        deps = module_closure(root, notebook_imports(path))
+        deps = module_closure(root, notebook_imports(page_file(root, page)))
         chunks = common + [
             str(p.relative_to(root)).encode() + p.read_bytes() for p in deps
         ]
@@ -130,7 +134,7 @@ def _stored(build: Build) -> dict[str, str]:
 def _cached(cache, path: Path):
     """The cache record of the notebook at ``path`` as it is now, or None."""
     try:
-        return cache.match_cache_file(str(path))
+        return cache.match_cache_notebook(read_notebook(path))
     except KeyError:
         return None
 
@@ -143,7 +147,7 @@ def stale(build: Build, env: dict[str, str]) -> list[str]:
         if stored.get(page) == key:
             continue
         changed.append(page)
-        path = build.root / f"{page}.ipynb"
+        path = page_file(build.root, page)
         record = _cached(cache, path)
         if record is not None:
             cache.remove_cache(record.pk)
@@ -156,7 +160,7 @@ def _execute_one(path: str, timeout: int) -> tuple[str, float, str | None]:
     import nbformat
     from jupyter_cache.executors.utils import single_nb_execution
 
-    nb = nbformat.read(path, as_version=4)
+    nb = read_notebook(Path(path))
     result = single_nb_execution(
         nb, cwd=str(Path(path).parent), timeout=timeout, allow_errors=False
     )
@@ -195,7 +199,7 @@ def execute(build: Build, changed: list[str], jobs: int) -> dict[str, str | None
     start = time.perf_counter()
     with ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
         futures = {
-            pool.submit(_execute_one, str(build.root / f"{p}.ipynb"), timeout): p
+            pool.submit(_execute_one, str(page_file(build.root, p)), timeout): p
             for p in todo
         }
         for future in as_completed(futures):
@@ -205,7 +209,7 @@ def execute(build: Build, changed: list[str], jobs: int) -> dict[str, str | None
             except Exception as err:  # noqa: BLE001 (a dead worker: the build runs it again)
                 text, seconds, errors[page] = "", 0.0, f"{type(err).__name__}: {err}"
             if errors[page] is None:
-                path = build.root / f"{page}.ipynb"
+                path = page_file(build.root, page)
                 cache.cache_notebook_bundle(
                     CacheBundleIn(
                         nbformat.reads(text, as_version=4),
@@ -237,7 +241,7 @@ def _write_executed(build: Build, cache, page: str) -> None:
     target = build.out / "_build" / "jupyter_execute" / f"{page}.ipynb"
     if not target.is_file():
         return
-    notebook = nbformat.read(build.root / f"{page}.ipynb", as_version=4)
+    notebook = read_notebook(page_file(build.root, page))
     _, merged = cache.merge_match_into_notebook(notebook)
     tmp = target.with_suffix(".tmp")
     tmp.write_text(nbformat.writes(merged), encoding="utf-8")
@@ -255,7 +259,7 @@ def commit(build: Build, env: dict[str, str]) -> dict[str, float | None]:
     cache, stored = _cache(build), _stored(build)
     seconds: dict[str, float | None] = {}
     for page, key in page_keys(build.root, env, build.toc).items():
-        record = _cached(cache, build.root / f"{page}.ipynb")
+        record = _cached(cache, page_file(build.root, page))
         if record is None:
             stored.pop(page, None)
             seconds[page] = None

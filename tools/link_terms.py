@@ -4,19 +4,22 @@
     python tools/link_terms.py --check  # exit 1, listing what it would link, if anything
 
 The terms are the English term lines of ``book/glossary.md`` (a Chinese line is not looked
-for). In each ``notebooks/NN_*.ipynb`` the first prose occurrence of a term (a plural "s"/"es"
-allowed; case-insensitive unless the term has capitals) becomes ``{term}`...```, unless the
-chapter links it already. Headings, code, math, links, roles and HTML are never touched, and a
-shorter term is never linked inside a longer one ("backpropagation" inside "backpropagation
-through time"). Only markdown cells change; run it after adding a chapter or a glossary entry.
+for). In each chapter's text source, ``notebooks/NN_*.md``, the first prose occurrence of a
+term (a plural "s"/"es" allowed; case-insensitive unless the term has capitals) becomes
+``{term}`...```, unless the chapter links it already. Headings, code, math, links, roles and
+HTML are never touched, and a shorter term is never linked inside a longer one
+("backpropagation" inside "backpropagation through time"). Only markdown cells change, and
+the chapter's ``.ipynb`` is written again from its source (``tools/notebooks_sync.py``); run
+it after adding a chapter or a glossary entry.
 """
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from pathlib import Path
+
+import notebooks_sync  # tools/, beside this file
 
 ROOT = Path(__file__).resolve().parents[1]
 MASKS = [
@@ -100,17 +103,16 @@ def main(argv: list[str]) -> int:
     check = "--check" in argv
     terms = glossary_terms()
     pending = []
-    for path in sorted(ROOT.glob("notebooks/[0-9][0-9]_*.ipynb")):
-        nb = json.loads(path.read_text(encoding="utf-8"))
-        cells = [c for c in nb["cells"] if c["cell_type"] == "markdown"]
-        texts, done = link_chapter(["".join(c["source"]) for c in cells], terms)
+    for path in notebooks_sync.sources(ROOT):
+        nb = notebooks_sync.read_source(path)
+        cells = [c for c in nb.cells if c.cell_type == "markdown"]
+        texts, done = link_chapter([c.source for c in cells], terms)
         pending += [f"{path.name}: {t}" for t in done]
         if done and not check:
             for cell, text in zip(cells, texts):
-                lines = text.split("\n")
-                cell["source"] = [line + "\n" for line in lines[:-1]] + [lines[-1]]
-            dump = json.dumps(nb, indent=1, ensure_ascii=False, sort_keys=True)
-            path.write_text(dump + "\n", encoding="utf-8")
+                cell.source = text
+            notebooks_sync.write_source(path, nb)
+            notebooks_sync.sync(path)
     if pending:
         print(("would link " if check else "linked ") + "; ".join(pending))
     return 1 if check and pending else 0

@@ -6,7 +6,6 @@ exports of a package's ``__getattr__``). ``tools/book_cache.py`` keys a chapter 
 from __future__ import annotations
 
 import ast
-import json
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -53,15 +52,32 @@ def _parse(source: str) -> ast.AST:
     return ast.parse("\n".join(lines))
 
 
+def page_file(root: Path, page: str) -> Path:
+    """The file a notebook page of the book is read from: its MyST text source
+    (``notebooks/03_backprop.md``) where it has one, else its ``.ipynb``."""
+    text = root / f"{page}.md"
+    return text if text.is_file() else root / f"{page}.ipynb"
+
+
+def read_notebook(path: Path):
+    """The notebook at ``path``: an ``.ipynb``, or a MyST markdown notebook (``.md``)."""
+    import nbformat
+
+    if path.suffix == ".md":
+        import jupytext
+
+        return jupytext.reads(path.read_text(encoding="utf-8"), fmt="md:myst")
+    return nbformat.read(path, as_version=4)
+
+
 def notebook_imports(path: Path) -> set[str]:
     """The ``course_lib`` modules a notebook's code cells import, and the exercise modules
     its ``check("chNN.name", ...)`` calls load (``course_lib.exercises`` imports a chapter's
     references on first use)."""
-    nb = json.loads(path.read_text(encoding="utf-8"))
     found: set[str] = set()
-    for cell in nb["cells"]:
-        if cell["cell_type"] == "code":
-            source = "".join(cell["source"])
+    for cell in read_notebook(path).cells:
+        if cell.cell_type == "code":
+            source = cell.source
             found |= _imports(_parse(source), "__main__", False)
             for chapter in re.findall(r"""check\(\s*["'](ch\d\d)\.""", source):
                 found.add(f"{PACKAGE}.exercises.{chapter}")

@@ -130,11 +130,21 @@ def test_widgets_carry_their_data_and_script():
 
 
 def test_chapters_have_colab_buttons_and_no_errors():
+    """Each chapter's Colab button opens the notebook written from the page's source
+    (``notebooks/NN_name.ipynb`` on the configured repository's branch), not the ``.md``."""
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    repo = config["repository"]["url"].removeprefix("https://github.com/")
+    branch = config["repository"].get("branch", "main")
     for chapter in chapters():
         text = (HTML / f"{chapter}.html").read_text(encoding="utf-8")
-        assert (
-            "colab.research.google.com/github/" in text and f"{chapter}.ipynb" in text
+        urls = set(
+            re.findall(r"https://colab\.research\.google\.com/[^\"'\s<>]+", text)
         )
+        path = f"{chapter}.ipynb"
+        assert urls == {
+            f"https://colab.research.google.com/github/{repo}/blob/{branch}/{path}"
+        }, f"{chapter}: {urls}"
+        assert (ROOT / path).is_file() and (ROOT / path).with_suffix(".md").is_file()
         assert "Traceback (most recent call last)" not in text, (
             f"{chapter} shows a traceback"
         )

@@ -1,0 +1,191 @@
+"""Write each chapter's notebook from its text source, and check that the two agree.
+
+    python tools/notebooks_sync.py [NN ...]    # make notebooks-sync: format, then write
+    python tools/notebooks_sync.py --check     # make test: exit 1 where they disagree
+
+A chapter is written as a MyST markdown notebook, ``notebooks/NN_name.md`` (jupytext's ``myst``
+format): the file authors edit and review, and the one the book is built from. Colab opens, and
+nbval runs, ``notebooks/NN_name.ipynb``, which this script writes from it: the same cells,
+sources, tags and prompts, no outputs, and each cell's id made from its kind and source (an
+edit changes only the ids of the cells it touches). Writing first formats the code cells with
+ruff (``notebooks/ruff.toml``) and puts the formatted code back into the ``.md`` too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import jupytext
+import nbformat
+
+ROOT = Path(__file__).resolve().parents[1]
+FORMAT = "md:myst"
+
+
+def sources(root: Path = ROOT, wanted: list[str] | None = None) -> list[Path]:
+    """The chapters' text sources, ``notebooks/NN_*.md`` (those numbered ``wanted``)."""
+    paths = sorted((root / "notebooks").glob("[0-9][0-9]_*.md"))
+    if wanted:
+        numbers = {w.zfill(2) for w in wanted}
+        paths = [p for p in paths if p.name[:2] in numbers]
+        if len(paths) != len(numbers):
+            raise SystemExit(f"no chapter {sorted(numbers)} in {root / 'notebooks'}")
+    return paths
+
+
+def notebook(source: Path) -> nbformat.NotebookNode:
+    """The ``.ipynb`` that ``source`` (a MyST markdown notebook) stands for."""
+    text = read_source(source)
+    nb = nbformat.v4.new_notebook()
+    nb.metadata = {
+        "kernelspec": text.metadata["kernelspec"],
+        "language_info": {"name": "python"},
+    }
+    seen: dict[str, int] = {}
+    for cell in text.cells:
+        kind, body = cell.cell_type, cell.source
+        new = {
+            "code": nbformat.v4.new_code_cell,
+            "markdown": nbformat.v4.new_markdown_cell,
+        }
+        if kind not in new:
+            raise SystemExit(
+                f"{source.name}: a {kind} cell; chapters hold code and markdown"
+            )
+        key = f"{kind}\n{body}"
+        seen[key] = seen.get(key, 0) + 1
+        digest = hashlib.sha256(f"{key}\n{seen[key]}".encode()).hexdigest()[:8]
+        nb.cells.append(new[kind](body, metadata=dict(cell.metadata), id=digest))
+    return nb
+
+
+def target(source: Path) -> Path:
+    return source.with_suffix(".ipynb")
+
+
+def _write(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` whole, or leave the old file (never half of it)."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def read_source(source: Path) -> nbformat.NotebookNode:
+    """The MyST markdown notebook ``source`` as jupytext reads it (its header kept)."""
+    return jupytext.reads(source.read_text(encoding="utf-8"), fmt=FORMAT)
+
+
+def write_source(source: Path, text: nbformat.NotebookNode) -> None:
+    """Write ``text`` (as :func:`read_source` returned it, edited) back to ``source``."""
+    written = jupytext.writes(text, fmt=FORMAT)  # without the version jupytext adds:
+    _write(source, re.sub(r"(?m)^ +jupytext_version: .*\n", "", written))
+
+
+def formatted(source: Path, nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """``nb`` with its code cells as ``ruff format`` writes them (the chapter's settings)."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ruff",
+            "format",
+            "--stdin-filename",
+            str(target(source)),
+            "-",
+        ],
+        input=nbformat.writes(nb),
+        capture_output=True,
+        text=True,
+        cwd=source.parent,
+    )
+    if done.returncode:
+        raise SystemExit(f"ruff could not format {source.name}:\n{done.stderr}")
+    return nbformat.reads(done.stdout, as_version=4)
+
+
+def sync(source: Path) -> list[str]:
+    """Format ``source``'s code, write it back if it changed, and write its notebook."""
+    nb = notebook(source)
+    pretty = formatted(source, nb)
+    written = []
+    if [c.source for c in pretty.cells] != [c.source for c in nb.cells]:
+        text = read_source(source)
+        for cell, done in zip(text.cells, pretty.cells, strict=True):
+            cell.source = done.source
+        write_source(source, text)
+        written.append(source.name)
+        nb = notebook(source)
+    if (
+        not target(source).is_file()
+        or target(source).read_text(encoding="utf-8") != nbformat.writes(nb) + "\n"
+    ):
+        _write(target(source), nbformat.writes(nb) + "\n")
+        written.append(target(source).name)
+    return written
+
+
+def differences(source: Path) -> list[str]:
+    """Where the committed notebook differs from the one ``source`` stands for."""
+    path = target(source)
+    if not path.is_file():
+        return [f"{path.name} is missing"]
+    want, have = notebook(source), nbformat.read(path, as_version=4)
+    found = []
+    if want.metadata != have.metadata:
+        found.append(f"{path.name}: notebook metadata {dict(have.metadata)}")
+    if len(want.cells) != len(have.cells):
+        found.append(
+            f"{path.name}: {len(have.cells)} cells, the source has {len(want.cells)}"
+        )
+    for i, (a, b) in enumerate(zip(want.cells, have.cells)):
+        for field in ("cell_type", "id", "source", "metadata"):
+            if a.get(field) != b.get(field):
+                found.append(
+                    f"{path.name} cell {i}: its {field} differs from the source's"
+                )
+                break
+        if b.get("outputs") or b.get("execution_count"):
+            found.append(f"{path.name} cell {i}: has outputs (commit it without them)")
+    if not found and path.read_text(encoding="utf-8") != nbformat.writes(want) + "\n":
+        found.append(f"{path.name}: laid out otherwise than the sync writes it")
+    return found
+
+
+def orphans(root: Path = ROOT) -> list[str]:
+    """Chapter notebooks with no text source beside them."""
+    return [
+        f"{p.name} has no {p.with_suffix('.md').name}"
+        for p in sorted((root / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+        if not p.with_suffix(".md").is_file()
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("chapters", nargs="*", help="chapter numbers (default: all)")
+    parser.add_argument(
+        "--check", action="store_true", help="only compare; write nothing"
+    )
+    args = parser.parse_args(argv)
+    paths = sources(ROOT, args.chapters)
+    if args.check:
+        found = orphans() + [line for p in paths for line in differences(p)]
+        for line in found:
+            print(line)
+        if found:
+            print("The notebooks differ from their sources: run `make notebooks-sync`.")
+        return 1 if found else 0
+    for path in paths:
+        for name in sync(path):
+            print(f"wrote notebooks/{name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
