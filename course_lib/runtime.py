@@ -14,7 +14,7 @@ import contextlib
 import operator
 import os
 import random
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any, TypeVar
 
 import numpy as np
@@ -198,15 +198,60 @@ def _merged(base: Any, changes: Any) -> Any:
     return changes
 
 
+_UNSET: Any = object()
+
+
+def _columns(table: Mapping[str, Any]) -> tuple[dict, dict, dict, dict]:
+    """A sizes table's smoke, cpu and gpu choices, and the gpu check's changes; a row that is
+    itself a mapping is a table of its own (a model's sizes), giving a dict in each column."""
+    columns: tuple[dict, dict, dict, dict] = ({}, {}, {}, {})
+    for key, row in table.items():
+        if isinstance(row, Mapping):
+            row = tuple(c for c in _columns(row) if c) if row else ()
+        if not isinstance(row, tuple) or len(row) not in (3, 4):
+            raise ValueError(
+                f"pick: the row {key!r} must be a tuple (smoke, cpu, gpu) or (smoke, cpu, "
+                f"gpu, gpu check), or a table of such rows; got {row!r}"
+            )
+        for column, value in zip(columns, row):
+            column[key] = value
+    return columns
+
+
 def pick(
-    *, smoke: T, cpu: T, gpu: T, gpu_check: Any = None, profile_name: str | None = None
+    table: Mapping[str, tuple] | None = None,
+    /,
+    *,
+    smoke: T = _UNSET,
+    cpu: T = _UNSET,
+    gpu: T = _UNSET,
+    gpu_check: Any = None,
+    profile_name: str | None = None,
 ) -> T:
     """Choose the value for the current profile: ``pick(smoke=1, cpu=5, gpu=20)``.
+
+    A chapter's sizes are one table, a row a key: ``pick({"epochs": (1, 5, 20, 1), "d":
+    (16, 64, 64)})`` returns ``{"epochs": 5, "d": 64}`` in the cpu profile; a row's fourth
+    value, when it has one, is the gpu check's. A row may be a table itself: ``{"lstm": {"d":
+    (16, 64, 256), "steps": (20, 300, 4000, 10)}}`` gives ``{"lstm": {"d": 64, "steps": 300}}``.
 
     ``gpu_check``: what a gpu check changes in the ``gpu`` choice (the amounts of work: steps,
     epochs, how much data), laid over it key by key; everything else, the model sizes and the
     code paths, stays the gpu profile's. Used only in a gpu check (:func:`in_gpu_check`).
     """
+    if table is not None:
+        if not (smoke is cpu is gpu is _UNSET and gpu_check is None):
+            raise ValueError("pick: give a sizes table or smoke=, cpu=, gpu=, not both")
+        smoke, cpu, gpu, check = _columns(table)
+        return pick(
+            smoke=smoke,
+            cpu=cpu,
+            gpu=gpu,
+            gpu_check=check or None,
+            profile_name=profile_name,
+        )
+    if _UNSET in (smoke, cpu, gpu):
+        raise ValueError("pick: give smoke=, cpu= and gpu= (or a sizes table)")
     name = profile_name if profile_name is not None else profile()
     if name not in PROFILES:
         raise ValueError(f"profile must be one of {PROFILES}, got {name!r}")

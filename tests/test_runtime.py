@@ -81,3 +81,42 @@ def test_a_gpu_check_keeps_the_gpu_sizes_and_cuts_the_work(monkeypatch):
     assert runtime.pick(smoke=0, cpu=1, gpu=7) == 7  # nothing to cut: the gpu value
     monkeypatch.setenv("COURSE_PROFILE", "cpu")  # a check changes the gpu profile only
     assert runtime.pick(smoke=0, cpu=1, gpu=cfg, gpu_check=check) == 1
+
+
+def test_pick_reads_a_sizes_table_row_by_row(monkeypatch):
+    table = {
+        "epochs": (1, 5, 20, 2),
+        "sizes": (dict(d=8), dict(d=64), dict(d=256, n=9)),
+    }
+    monkeypatch.delenv(runtime.GPU_CHECK_ENV, raising=False)
+    rows = {name: runtime.pick(table, profile_name=name) for name in runtime.PROFILES}
+    assert rows == {
+        "smoke": {"epochs": 1, "sizes": {"d": 8}},
+        "cpu": {"epochs": 5, "sizes": {"d": 64}},
+        "gpu": {"epochs": 20, "sizes": {"d": 256, "n": 9}},
+    }
+    keywords = dict(smoke=rows["smoke"], cpu=rows["cpu"], gpu=rows["gpu"])
+    monkeypatch.setenv(runtime.GPU_CHECK_ENV, "1")
+    checked = runtime.pick(table, profile_name="gpu")
+    assert checked == {"epochs": 2, "sizes": {"d": 256, "n": 9}}
+    table["sizes"] += (
+        dict(n=1),
+    )  # a nested change is laid over the gpu value key by key
+    assert runtime.pick(table, profile_name="gpu")["sizes"] == {"d": 256, "n": 1}
+    assert (
+        runtime.pick(**keywords, gpu_check={"epochs": 2}, profile_name="gpu") == checked
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "message"),
+    [
+        (({"epochs": (1, 5)},), {}, "the row 'epochs' must be a tuple"),
+        (({"epochs": [1, 5, 20]},), {}, "the row 'epochs' must be a tuple"),
+        (({"epochs": (1, 5, 20)},), {"cpu": 3}, "not both"),
+        ((), {"smoke": 1, "cpu": 2}, "give smoke=, cpu= and gpu="),
+    ],
+)
+def test_pick_says_what_is_wrong_with_a_table(args, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        runtime.pick(*args, **kwargs)
