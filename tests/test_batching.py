@@ -77,9 +77,12 @@ def test_pad_equals_filling_a_tensor_row_by_row(rows, value):
     assert torch.equal(
         pad([torch.tensor(r, dtype=torch.long) for r in rows], value), expected
     )
-    assert torch.equal(length_mask(lengths, T), expected.new_tensor(
-        [[t < len(r) for t in range(T)] for r in rows], dtype=torch.bool
-    ))  # fmt: skip
+    assert torch.equal(
+        length_mask(lengths, T),
+        expected.new_tensor(
+            [[t < len(r) for t in range(T)] for r in rows], dtype=torch.bool
+        ),
+    )
 
 
 def test_pad_keeps_frames_and_their_dtype():

@@ -106,16 +106,24 @@ def test_what_each_page_loads(book):
     )
     rel = lambda files: {str(f.relative_to(book)) for f in files}  # noqa: E731
     assert rel(a) == {
-        "course_lib/__init__.py", "course_lib/runtime.py", "course_lib/a.py", "course_lib/b.py"
-    }  # fmt: skip
+        "course_lib/__init__.py",
+        "course_lib/runtime.py",
+        "course_lib/a.py",
+        "course_lib/b.py",
+    }
     # the lazy widget loads its own module only (not widgets/other.py, which imports b), the
     # relative import is followed, and check("ch02...") loads the chapter's exercises
     assert rel(c) == {
-        "course_lib/__init__.py", "course_lib/runtime.py", "course_lib/widgets/__init__.py",
-        "course_lib/widgets/view.py", "course_lib/c.py", "course_lib/sub/__init__.py",
-        "course_lib/sub/d.py", "course_lib/exercises/__init__.py",
+        "course_lib/__init__.py",
+        "course_lib/runtime.py",
+        "course_lib/widgets/__init__.py",
+        "course_lib/widgets/view.py",
+        "course_lib/c.py",
+        "course_lib/sub/__init__.py",
+        "course_lib/sub/d.py",
+        "course_lib/exercises/__init__.py",
         "course_lib/exercises/ch02.py",
-    }  # fmt: skip
+    }
 
 
 def test_a_changed_module_re_executes_the_chapter_that_imports_it_and_no_other(book):

@@ -253,8 +253,13 @@ def test_zip_member_download(env, tmp_path):
     archive = tmp_path / "upstream" / "bundle.zip"
     with zipfile.ZipFile(archive, "w") as z:
         z.writestr("bundle/about.txt", TEXT)
-    spec = FileSpec("about.txt", archive.as_uri(), hashlib.sha256(TEXT).hexdigest(),
-                    len(TEXT), member="bundle/about.txt")  # fmt: skip
+    spec = FileSpec(
+        "about.txt",
+        archive.as_uri(),
+        hashlib.sha256(TEXT).hexdigest(),
+        len(TEXT),
+        member="bundle/about.txt",
+    )
     DATASETS[NAME] = replace(DATASETS[NAME], files=(spec,))
     path = fetch(NAME, "about.txt", opener=REAL_URLOPEN)
     assert path.read_bytes() == TEXT
@@ -318,8 +323,11 @@ def test_cli_runs_as_a_module(tmp_path):
     environ = dict(os.environ, COURSE_LIB_DATA="", COURSE_LIB_CACHE=str(tmp_path))
     result = subprocess.run(
         [sys.executable, "-m", "course_lib.data", "list"],
-        capture_output=True, text=True, env=environ, timeout=60,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        env=environ,
+        timeout=60,
+    )
     assert result.returncode == 0, result.stderr
     assert "ud_english_ewt" in result.stdout and "multi30k_en_de" in result.stdout
     assert "download only" in result.stdout

@@ -82,8 +82,15 @@ def _case(kind):
         return model, torch.full((4, 1), BOS), state, EOS
     if kind.startswith("gpt"):
         torch.manual_seed(0)
-        cfg = GPTConfig(vocab_size=6, d_model=8, n_heads=2, d_ff=16, n_layers=2,
-                        max_len=32, dropout=0.0)  # fmt: skip
+        cfg = GPTConfig(
+            vocab_size=6,
+            d_model=8,
+            n_heads=2,
+            d_ff=16,
+            n_layers=2,
+            max_len=32,
+            dropout=0.0,
+        )
         model = GPT(cfg).double().eval()
         state = model.start(3, use_cache=kind.endswith("cache"))
         return model, torch.tensor([[0, 1], [2, 2], [1, 0]]), state, 3
@@ -92,9 +99,18 @@ def _case(kind):
     return model, prompt, None, 3
 
 
-KINDS = ["seq2seq", "transformer_cache", "transformer_nocache", "rnn_torch",
-         "rnn_scratch", "rnn_lstm", "fixed_window", "kneser_ney", "gpt_cache",
-         "gpt_nocache"]  # fmt: skip
+KINDS = [
+    "seq2seq",
+    "transformer_cache",
+    "transformer_nocache",
+    "rnn_torch",
+    "rnn_scratch",
+    "rnn_lstm",
+    "fixed_window",
+    "kneser_ney",
+    "gpt_cache",
+    "gpt_nocache",
+]
 
 
 @torch.no_grad()
@@ -127,8 +143,9 @@ def test_a_beam_as_wide_as_the_vocabulary_is_exhaustive_up_to_two_tokens(kind, a
     normalised score over every output, <eos> alone, one token + <eos>, or two tokens."""
     model, prompt, state, eos = _case(kind)
     V = feed_prompt(model, prompt, state)[0].size(1)
-    best = beam_search(model, prompt, state, eos=eos, beam_size=V, max_len=2,
-                       alpha=alpha, n_best=V)  # fmt: skip
+    best = beam_search(
+        model, prompt, state, eos=eos, beam_size=V, max_len=2, alpha=alpha, n_best=V
+    )
     others = [v for v in range(V) if v != eos]
     outputs = [([eos], [], True)] + [([a, eos], [a], True) for a in others]
     outputs += [([a, b], [a, b], False) for a, b in itertools.product(others, range(V))]
@@ -169,8 +186,9 @@ def test_batched_equals_one_row_at_a_time(kind):
             one = model.start(1)
         else:
             one = None
-        alone = beam_search(model, prompt[r : r + 1], one, eos=eos, beam_size=3,
-                            max_len=7, n_best=3)[0]  # fmt: skip
+        alone = beam_search(
+            model, prompt[r : r + 1], one, eos=eos, beam_size=3, max_len=7, n_best=3
+        )[0]
         assert [h.tokens for h in alone] == [h.tokens for h in batched[r]]
         for x, y in zip(alone, batched[r], strict=True):
             assert x.score == pytest.approx(y.score, abs=1e-9)
@@ -190,8 +208,15 @@ def test_transformer_cached_decoding_equals_uncached(positional):
         b = beam_search(
             model, prompt, state, eos=EOS, beam_size=3, max_len=12, n_best=3
         )
-        s = sample(model, prompt, state, max_new_tokens=12, eos=EOS, top_k=4,
-                   generator=torch.Generator().manual_seed(0))  # fmt: skip
+        s = sample(
+            model,
+            prompt,
+            state,
+            max_new_tokens=12,
+            eos=EOS,
+            top_k=4,
+            generator=torch.Generator().manual_seed(0),
+        )
         runs[use_cache] = [(h.tokens, round(h.log_prob, 8)) for h in g + sum(b, []) + s]
     assert runs[True] == runs[False]
     tokens = [t for toks, _ in runs[True] for t in toks]
@@ -213,7 +238,10 @@ class _Recorder:
         return self.model.reorder(state, rows)
 
 
-@pytest.mark.parametrize("filters", [dict(top_k=2), dict(top_p=0.5), dict(top_k=3, top_p=0.9, temperature=2.0)])  # fmt: skip
+@pytest.mark.parametrize(
+    "filters",
+    [dict(top_k=2), dict(top_p=0.5), dict(top_k=3, top_p=0.9, temperature=2.0)],
+)
 def test_sampling_is_seeded_and_never_leaves_the_kept_set(filters):
     model = _lm("rnn_torch")
     prompt = torch.zeros(50, 1, dtype=torch.long)
@@ -267,8 +295,13 @@ def test_top_p_keeps_the_smallest_nucleus():
 def test_sampling_stops_at_the_end_token_and_scores_what_it_drew():
     model = _lm("kneser_ney")
     eos = model.vocab.index("<eos>")
-    hyps = sample(model, [[eos]] * 20, max_new_tokens=30, eos=eos,
-                  generator=torch.Generator().manual_seed(0))  # fmt: skip
+    hyps = sample(
+        model,
+        [[eos]] * 20,
+        max_new_tokens=30,
+        eos=eos,
+        generator=torch.Generator().manual_seed(0),
+    )
     assert any(h.finished for h in hyps)
     for h in hyps:
         assert eos not in h.tokens
@@ -280,11 +313,17 @@ def test_sampling_stops_at_the_end_token_and_scores_what_it_drew():
 
 def test_decoding_restores_the_training_mode():
     model = RNNLM(RNNLMConfig(vocab_size=6, d_embed=4, d_hidden=5, dropout=0.5)).train()
-    out = [f(model, [[1]], **kw) for f, kw in [
-        (greedy_decode, dict(eos=0, max_len=5)),
-        (beam_search, dict(eos=0, beam_size=2, max_len=5)),
-        (sample, dict(max_new_tokens=5, generator=torch.Generator().manual_seed(0))),
-    ]]  # fmt: skip
+    out = [
+        f(model, [[1]], **kw)
+        for f, kw in [
+            (greedy_decode, dict(eos=0, max_len=5)),
+            (beam_search, dict(eos=0, beam_size=2, max_len=5)),
+            (
+                sample,
+                dict(max_new_tokens=5, generator=torch.Generator().manual_seed(0)),
+            ),
+        ]
+    ]
     assert model.training and model.drop.training
     assert (
         out[0][0].tokens

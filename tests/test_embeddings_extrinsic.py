@@ -37,9 +37,16 @@ def _one_hot_vectors():
 def test_informative_frozen_vectors_tag_perfectly_and_stay_frozen():
     E, vocab = _one_hot_vectors()
     result = vector_tagger(
-        E, vocab, _sentences(200, 0), _sentences(50, 1), window=1, hidden=16,
-        epochs=5, batch_size=16, lr=1e-2,
-    )  # fmt: skip
+        E,
+        vocab,
+        _sentences(200, 0),
+        _sentences(50, 1),
+        window=1,
+        hidden=16,
+        epochs=5,
+        batch_size=16,
+        lr=1e-2,
+    )
     assert result.accuracy == 1.0 and result.oov_rate == 0.0
     table = result.model.E
     assert not table.requires_grad

@@ -335,10 +335,19 @@ def test_train_sgns_learns_is_seeded_and_reports_throughput():
     same = (parity[:, None] == parity[None]) & ~torch.eye(30, dtype=torch.bool)
     assert sim[same].mean() > 0.8 > 0.3 > sim[parity[:, None] != parity[None]].mean()
     cbow = train_sgns(
-        sents, counts, SGNSConfig(architecture="cbow", dim=8, window=2, negatives=3,
-                                  epochs=2, batch_size=16, workers=2),
+        sents,
+        counts,
+        SGNSConfig(
+            architecture="cbow",
+            dim=8,
+            window=2,
+            negatives=3,
+            epochs=2,
+            batch_size=16,
+            workers=2,
+        ),
         progress=False,
-    )  # fmt: skip
+    )
     assert isinstance(cbow.model, CBOWNS) and torch.isfinite(cbow.model.V).all()
 
 

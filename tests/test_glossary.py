@@ -28,13 +28,40 @@ def test_every_entry_has_an_english_term_and_a_chinese_name():
 def test_the_listed_terms_are_there():
     terms = {n.lower() for names in entries() for n in names}
     wanted = [
-        "hidden state", "隐状态", "forget gate", "遗忘门", "input gate", "输入门",
-        "output gate", "输出门", "update gate", "更新门", "reset gate", "重置门",
-        "memory cell", "记忆元", "scaled dot-product attention", "缩放点积注意力",
-        "attention pooling", "注意力汇聚", "ppmi", "greedy decoding", "kv cache",
-        "pre-ln", "post-ln", "label smoothing", "subword", "bpe", "wordpiece", "mlm",
-        "span corruption", "prefix tuning", "ctc", "blank", "trigger word detection",
-    ]  # fmt: skip
+        "hidden state",
+        "隐状态",
+        "forget gate",
+        "遗忘门",
+        "input gate",
+        "输入门",
+        "output gate",
+        "输出门",
+        "update gate",
+        "更新门",
+        "reset gate",
+        "重置门",
+        "memory cell",
+        "记忆元",
+        "scaled dot-product attention",
+        "缩放点积注意力",
+        "attention pooling",
+        "注意力汇聚",
+        "ppmi",
+        "greedy decoding",
+        "kv cache",
+        "pre-ln",
+        "post-ln",
+        "label smoothing",
+        "subword",
+        "bpe",
+        "wordpiece",
+        "mlm",
+        "span corruption",
+        "prefix tuning",
+        "ctc",
+        "blank",
+        "trigger word detection",
+    ]
     assert not [w for w in wanted if w not in terms]
 
 

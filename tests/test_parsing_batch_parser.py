@@ -94,9 +94,17 @@ def test_a_small_parser_learns_the_training_trees(sentences):
     x, y = oracle_examples(sentences, vocabs)
     assert x.shape == (2 * sum(map(len, sentences)), 48) and y.shape == (x.shape[0],)
     trained = train_parser(
-        sentences, epochs=10, batch_size=64, lr=2e-2, hidden=32, embed_dim=8,
-        dropout=0.0, min_freq=1, progress=False, seed=0,
-    )  # fmt: skip
+        sentences,
+        epochs=10,
+        batch_size=64,
+        lr=2e-2,
+        hidden=32,
+        embed_dim=8,
+        dropout=0.0,
+        min_freq=1,
+        progress=False,
+        seed=0,
+    )
     assert attachment_scores(sentences, trained.parse(sentences)).uas >= 0.95
     assert trained.dev_scores == [] and trained.best_epoch == 10
     assert len(trained.history.train_loss) == 10
@@ -106,9 +114,19 @@ def test_a_small_parser_learns_the_training_trees(sentences):
 def test_train_parser_keeps_the_epoch_with_the_best_dev_uas(sentences):
     dev = sentences[:1]  # one short sentence: cheap to score after every epoch
     trained = train_parser(
-        sentences, dev, epochs=4, batch_size=64, lr=2e-2, hidden=32, embed_dim=8,
-        dropout=0.0, min_freq=1, word_dropout=0.25, progress=False, seed=0,
-    )  # fmt: skip
+        sentences,
+        dev,
+        epochs=4,
+        batch_size=64,
+        lr=2e-2,
+        hidden=32,
+        embed_dim=8,
+        dropout=0.0,
+        min_freq=1,
+        word_dropout=0.25,
+        progress=False,
+        seed=0,
+    )
     uas = [s.uas for s in trained.dev_scores]
     assert len(uas) == 4 and trained.best_epoch == uas.index(max(uas)) + 1
     assert attachment_scores(dev, trained.parse(dev)).uas == max(uas)
@@ -122,8 +140,18 @@ def test_train_parser_keeps_the_epoch_with_the_best_dev_uas(sentences):
 
 def test_train_parser_scores_and_keeps_the_averaged_weights(sentences):
     dev = sentences[:1]
-    kw = dict(epochs=3, batch_size=64, lr=2e-2, hidden=32, embed_dim=8, dropout=0.0,
-              min_freq=1, lr_schedule="linear", progress=False, seed=0)  # fmt: skip
+    kw = dict(
+        epochs=3,
+        batch_size=64,
+        lr=2e-2,
+        hidden=32,
+        embed_dim=8,
+        dropout=0.0,
+        min_freq=1,
+        lr_schedule="linear",
+        progress=False,
+        seed=0,
+    )
     averaged = train_parser(sentences, dev, average=0.9, **kw)
     uas = [s.uas for s in averaged.dev_scores]
     assert averaged.best_epoch == uas.index(max(uas)) + 1
@@ -149,8 +177,9 @@ def test_parsing_restores_the_mode(sentences, random_parser, training):
 
 
 def test_train_parser_leaves_the_model_in_training_mode(sentences):
-    trained = train_parser(sentences[:1], epochs=1, hidden=8, embed_dim=4,
-                           min_freq=1, progress=False)  # fmt: skip
+    trained = train_parser(
+        sentences[:1], epochs=1, hidden=8, embed_dim=4, min_freq=1, progress=False
+    )
     assert all(m.training for m in trained.model.modules())
 
 
@@ -181,9 +210,16 @@ def test_train_parser_starts_from_word_vectors(sentences):
     words = vocabs.words.tokens[3:]
     vectors = torch.randn(len(words), 8, generator=torch.Generator().manual_seed(0))
     trained = train_parser(
-        sentences, epochs=1, batch_size=64, hidden=16, embed_dim=8, min_freq=1,
-        word_vectors=(words, vectors), progress=False, seed=0,
-    )  # fmt: skip
+        sentences,
+        epochs=1,
+        batch_size=64,
+        hidden=16,
+        embed_dim=8,
+        min_freq=1,
+        word_vectors=(words, vectors),
+        progress=False,
+        seed=0,
+    )
     assert trained.word_vector_coverage == 1.0
     assert (
         train_parser(

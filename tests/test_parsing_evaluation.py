@@ -29,8 +29,14 @@ def test_the_lectures_example_is_80_and_40_percent():
 
 def test_hand_computed_micro_average_and_punctuation():
     words = ("Hi", ",", "Sam", "!")
-    gold = Sentence(words, words, ("INTJ", "PUNCT", "PROPN", "PUNCT"), ("_",) * 4,
-                    (0, 1, 1, 1), ("root", "punct", "vocative", "punct"))  # fmt: skip
+    gold = Sentence(
+        words,
+        words,
+        ("INTJ", "PUNCT", "PROPN", "PUNCT"),
+        ("_",) * 4,
+        (0, 1, 1, 1),
+        ("root", "punct", "vocative", "punct"),
+    )
     pred = Parse((0, 3, 1, 3), ("root", "punct", "obj", "punct"))
     # with punctuation: heads right for Hi, Sam (2 of 4), head + label for Hi only
     both = attachment_scores([gold, GOLD], [pred, PRED])

@@ -24,10 +24,19 @@ HEADS = (4, 3, 4, 5, 0, 5, 5, 5)
 DEPRELS = ("det", "advmod", "amod", "nsubj", "root", "compound:prt", "advmod", "punct")
 SENTENCE = Sentence(WORDS, WORDS, TAGS, TAGS, HEADS, DEPRELS)
 PATH = [  # the oracle's first 11 transitions, up to stack [ROOT sat quickly], buffer [.]
-    "SHIFT", "SHIFT", "SHIFT", "LEFT-ARC(advmod)", "SHIFT", "LEFT-ARC(amod)",
-    "LEFT-ARC(det)", "SHIFT", "LEFT-ARC(nsubj)", "SHIFT", "RIGHT-ARC(compound:prt)",
     "SHIFT",
-]  # fmt: skip
+    "SHIFT",
+    "SHIFT",
+    "LEFT-ARC(advmod)",
+    "SHIFT",
+    "LEFT-ARC(amod)",
+    "LEFT-ARC(det)",
+    "SHIFT",
+    "LEFT-ARC(nsubj)",
+    "SHIFT",
+    "RIGHT-ARC(compound:prt)",
+    "SHIFT",
+]
 
 # Ids, by the vocabulary rules (specials <null> <root> <unk>, then by frequency, ties
 # alphabetically): words . big cat down quickly sat the very = 3..10; tags ADV (twice) = 3,

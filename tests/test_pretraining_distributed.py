@@ -11,16 +11,30 @@ import torch
 from course_lib.pretraining import GPT, GPTConfig, TrainConfig, eval_blocks, pretrain
 from course_lib.pretraining.launch import main, run_torchrun, torchrun_command
 
-MODEL = dict(vocab_size=40, d_model=16, n_heads=2, d_ff=32, n_layers=2, max_len=12,
-             dropout=0.0)  # fmt: skip
-ARGS = ["--synthetic", "2000", "--model", json.dumps(MODEL), "--steps", "6",
-        "--batch-size", "8", "--warmup", "2", "--dtype", "float64"]  # fmt: skip
+MODEL = dict(
+    vocab_size=40, d_model=16, n_heads=2, d_ff=32, n_layers=2, max_len=12, dropout=0.0
+)
+ARGS = [
+    "--synthetic",
+    "2000",
+    "--model",
+    json.dumps(MODEL),
+    "--steps",
+    "6",
+    "--batch-size",
+    "8",
+    "--warmup",
+    "2",
+    "--dtype",
+    "float64",
+]
 
 
 def test_two_gloo_processes_equal_one_process(tmp_path):
     one = main([*ARGS, "--out", str(tmp_path / "one.json")])
-    done = run_torchrun([*ARGS, "--out", "two.json"], nproc_per_node=2, cwd=tmp_path,
-                        timeout=240)  # fmt: skip
+    done = run_torchrun(
+        [*ARGS, "--out", "two.json"], nproc_per_node=2, cwd=tmp_path, timeout=240
+    )
     assert done.returncode == 0
     two = json.loads((tmp_path / "two.json").read_text())
     assert len(two) == len(one) == 6
@@ -30,9 +44,14 @@ def test_two_gloo_processes_equal_one_process(tmp_path):
 
 def test_torchrun_command_and_a_failed_run(tmp_path):
     assert torchrun_command(["--steps", "3"], 4) == [
-        "torchrun", "--nproc_per_node", "4", "-m", "course_lib.pretraining.launch",
-        "--steps", "3",
-    ]  # fmt: skip
+        "torchrun",
+        "--nproc_per_node",
+        "4",
+        "-m",
+        "course_lib.pretraining.launch",
+        "--steps",
+        "3",
+    ]
     with pytest.raises(RuntimeError, match="torchrun exited with"):
         run_torchrun(["--steps", "3"], cwd=tmp_path, timeout=240)  # no data given
 
@@ -44,8 +63,9 @@ def test_resuming_continues_the_same_curve(tmp_path):
     assert len(first) == 3
     resumed = main([*ARGS, "--checkpoint", str(ckpt), "--resume"])
     assert len(resumed) == 6
-    torch.testing.assert_close(torch.tensor(resumed), torch.tensor(full), rtol=0,
-                               atol=1e-12)  # fmt: skip
+    torch.testing.assert_close(
+        torch.tensor(resumed), torch.tensor(full), rtol=0, atol=1e-12
+    )
     saved = torch.load(ckpt, weights_only=True)
     assert saved["step"] == 6 and set(saved) >= {"model", "optimizer", "rng"}
 
@@ -75,8 +95,14 @@ def test_errors(tmp_path):
     with pytest.raises(ValueError, match="fewer than one global batch"):
         pretrain(model, blocks, TrainConfig(steps=1, batch_size=64), log=None)
     with pytest.raises(FileNotFoundError, match="no checkpoint"):
-        pretrain(model, blocks, TrainConfig(steps=1, batch_size=4), log=None,
-                 checkpoint=tmp_path / "none.pt", resume=True)  # fmt: skip
+        pretrain(
+            model,
+            blocks,
+            TrainConfig(steps=1, batch_size=4),
+            log=None,
+            checkpoint=tmp_path / "none.pt",
+            resume=True,
+        )
 
 
 def test_bf16_autocast_only_where_the_gpu_has_bf16_arithmetic(monkeypatch):

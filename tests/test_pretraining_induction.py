@@ -62,8 +62,17 @@ def test_a_perfect_copier_gains_and_a_uniform_model_does_not():
 
 def test_copy_losses_equal_cross_entropy_on_a_gpt():
     torch.manual_seed(0)
-    gpt = GPT(GPTConfig(vocab_size=V, d_model=16, n_heads=2, d_ff=32, n_layers=2,
-                        max_len=2 * N, dropout=0.0))  # fmt: skip
+    gpt = GPT(
+        GPTConfig(
+            vocab_size=V,
+            d_model=16,
+            n_heads=2,
+            d_ff=32,
+            n_layers=2,
+            max_len=2 * N,
+            dropout=0.0,
+        )
+    )
     x = _rep(4, seed=3)
     logits = gpt(x).logits  # (B, 2N, V)
     ce = F.cross_entropy(

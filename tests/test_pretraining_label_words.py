@@ -18,9 +18,19 @@ LABELS = [[5, 6], [7]]  # "negative" in two pieces, "positive" in one
 def _model(seed=0):
     torch.manual_seed(seed)
     cfg = TransformerConfig(
-        V, V, d_model=16, n_heads=2, d_ff=32, n_encoder_layers=1, n_decoder_layers=1,
-        dropout=0.0, label_smoothing=0.0, pad_id=PAD, bos_id=BOS, eos_id=EOS,
-    )  # fmt: skip
+        V,
+        V,
+        d_model=16,
+        n_heads=2,
+        d_ff=32,
+        n_encoder_layers=1,
+        n_decoder_layers=1,
+        dropout=0.0,
+        label_smoothing=0.0,
+        pad_id=PAD,
+        bos_id=BOS,
+        eos_id=EOS,
+    )
     return Transformer(cfg)
 
 
@@ -110,9 +120,14 @@ def test_train_classifier_default_loss_is_cross_entropy():
 
 @pytest.mark.parametrize(
     "labels, match",
-    [([[5]], "at least two"), ([[5], []], "at least two"), ([[5], [5]], "same ids"),
-     ([[5], [BOS]], "other than"), ([[5], [V]], "target ids")],
-)  # fmt: skip
+    [
+        ([[5]], "at least two"),
+        ([[5], []], "at least two"),
+        ([[5], [5]], "same ids"),
+        ([[5], [BOS]], "other than"),
+        ([[5], [V]], "target ids"),
+    ],
+)
 def test_bad_labels(labels, match):
     with pytest.raises(ValueError, match=match):
         LabelWords(_model(), labels)

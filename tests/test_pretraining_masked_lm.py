@@ -59,19 +59,38 @@ def test_input_not_modified_and_errors():
     with pytest.raises(ValueError, match="mask_id"):
         mask_tokens(tokens, vocab_size=V, mask_id=V, special_ids=SPECIALS)
     with pytest.raises(ValueError, match="<= 1"):
-        mask_tokens(tokens, vocab_size=V, mask_id=MASK, special_ids=SPECIALS,
-                    mask_prob=0.95, random_prob=0.1)  # fmt: skip
+        mask_tokens(
+            tokens,
+            vocab_size=V,
+            mask_id=MASK,
+            special_ids=SPECIALS,
+            mask_prob=0.95,
+            random_prob=0.1,
+        )
     with pytest.raises(TypeError):
         mask_tokens(tokens.float(), vocab_size=V, mask_id=MASK, special_ids=SPECIALS)
 
 
 def test_mlm_loss_counts_selected_positions_only():
     torch.manual_seed(0)
-    enc = Encoder(EncoderConfig(vocab_size=V, d_model=16, n_heads=2, d_ff=32,
-                                n_layers=1, dropout=0.0)).double().eval()  # fmt: skip
+    enc = (
+        Encoder(
+            EncoderConfig(
+                vocab_size=V, d_model=16, n_heads=2, d_ff=32, n_layers=1, dropout=0.0
+            )
+        )
+        .double()
+        .eval()
+    )
     tokens, _ = _sample(4, 12)
-    out = mask_tokens(tokens, vocab_size=V, mask_id=MASK, special_ids=SPECIALS,
-                      select_prob=0.5, generator=torch.Generator().manual_seed(1))  # fmt: skip
+    out = mask_tokens(
+        tokens,
+        vocab_size=V,
+        mask_id=MASK,
+        special_ids=SPECIALS,
+        select_prob=0.5,
+        generator=torch.Generator().manual_seed(1),
+    )
     hidden, _ = enc(out.inputs)
     lp = enc.mlm_logits(hidden).log_softmax(-1)
     sel = out.selected
@@ -85,8 +104,13 @@ def test_the_exercise_rule_is_mask_tokens_on_its_own_draws():
     from course_lib.exercises.ch09 import bert_corrupt
 
     tokens = torch.randint(0, V, (8, 50), generator=torch.Generator().manual_seed(2))
-    out = mask_tokens(tokens, vocab_size=V, mask_id=MASK, special_ids=(),
-                      generator=torch.Generator().manual_seed(3))  # fmt: skip
+    out = mask_tokens(
+        tokens,
+        vocab_size=V,
+        mask_id=MASK,
+        special_ids=(),
+        generator=torch.Generator().manual_seed(3),
+    )
     g = torch.Generator().manual_seed(3)
     u, r = torch.rand(tokens.shape, generator=g), torch.rand(tokens.shape, generator=g)
     replacement = torch.randint(0, V, tokens.shape, generator=g)  # candidates: all ids

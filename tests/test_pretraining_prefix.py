@@ -20,8 +20,15 @@ V = 30
 
 def _gpt():
     torch.manual_seed(0)
-    cfg = GPTConfig(vocab_size=V, d_model=16, n_heads=4, d_ff=32, n_layers=3,
-                    max_len=20, dropout=0.0)  # fmt: skip
+    cfg = GPTConfig(
+        vocab_size=V,
+        d_model=16,
+        n_heads=4,
+        d_ff=32,
+        n_layers=3,
+        max_len=20,
+        dropout=0.0,
+    )
     return GPT(cfg).double().eval()
 
 
@@ -105,8 +112,9 @@ def test_head_only_starts_as_the_model_and_trains_only_the_head():
 def test_prefix_attention_is_the_mean_share_on_the_prefix_keys():
     gpt = _gpt()
     prompts = [[1, 2, 3], [4, 5, 6, 7, 8]]
-    assert torch.equal(prefix_attention(PrefixTuning(gpt, 0).double(), prompts),
-                       torch.zeros(3))  # fmt: skip
+    assert torch.equal(
+        prefix_attention(PrefixTuning(gpt, 0).double(), prompts), torch.zeros(3)
+    )
     torch.manual_seed(2)
     tuned = PrefixTuning(gpt, 4).double()
     shares = prefix_attention(tuned, prompts)

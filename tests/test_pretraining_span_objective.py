@@ -27,9 +27,13 @@ def _blocks(B=6, L=64, seed=0):  # 10 noise tokens in 3 spans
 def test_span_batch_frames_each_rows_corruption():
     blocks = _blocks()
     src, tgt = span_batch(
-        blocks, SENTINELS, bos_id=BOS, eos_id=EOS, pad_id=PAD,
+        blocks,
+        SENTINELS,
+        bos_id=BOS,
+        eos_id=EOS,
+        pad_id=PAD,
         generator=torch.Generator().manual_seed(3),
-    )  # fmt: skip
+    )
     g = torch.Generator().manual_seed(3)  # the same draws, row after row
     noise, spans = noise_counts(blocks.size(1))
     assert src.shape == (6, 64 - noise + spans + 1)  # one length: no padding
@@ -49,10 +53,19 @@ def test_span_batch_rejects_a_flat_tensor():
 def _model():
     torch.manual_seed(0)
     cfg = TransformerConfig(
-        V + len(SENTINELS), V + len(SENTINELS), d_model=16, n_heads=2, d_ff=32,
-        n_encoder_layers=1, n_decoder_layers=1, dropout=0.0, label_smoothing=0.0,
-        pad_id=PAD, bos_id=BOS, eos_id=EOS,
-    )  # fmt: skip
+        V + len(SENTINELS),
+        V + len(SENTINELS),
+        d_model=16,
+        n_heads=2,
+        d_ff=32,
+        n_encoder_layers=1,
+        n_decoder_layers=1,
+        dropout=0.0,
+        label_smoothing=0.0,
+        pad_id=PAD,
+        bos_id=BOS,
+        eos_id=EOS,
+    )
     return Transformer(cfg)
 
 
@@ -66,9 +79,13 @@ def test_objective_is_cross_entropy_of_the_hidden_spans():
     torch.manual_seed(7)  # the objective seeds its corruption from the global RNG
     seed = int(torch.randint(0, 2**62, (1,)))
     src, tgt = span_batch(
-        blocks, SENTINELS, bos_id=BOS, eos_id=EOS, pad_id=PAD,
+        blocks,
+        SENTINELS,
+        bos_id=BOS,
+        eos_id=EOS,
+        pad_id=PAD,
         generator=torch.Generator().manual_seed(seed),
-    )  # fmt: skip
+    )
     logits = model(src, tgt[:, :-1])  # (B, T - 1, V)
     expected = F.cross_entropy(logits.transpose(1, 2), tgt[:, 1:])
     torch.testing.assert_close(loss, expected)

@@ -30,8 +30,9 @@ def decode(ids):
 
 
 def test_labels_are_the_next_output_tokens():
-    batch = encode_pairs([("ab", "1"), ("abc", "12")], encode, sep=">", eos_id=EOS,
-                         pad_id=PAD)  # fmt: skip
+    batch = encode_pairs(
+        [("ab", "1"), ("abc", "12")], encode, sep=">", eos_id=EOS, pad_id=PAD
+    )
     assert batch.tokens[0].tolist() == encode("ab>1") + [EOS, PAD, PAD]
     assert (
         batch.labels[0].tolist()
@@ -44,14 +45,31 @@ def test_labels_are_the_next_output_tokens():
 
 def test_tune_learns_a_copy_task():
     torch.manual_seed(0)
-    gpt = GPT(GPTConfig(vocab_size=PAD + 1, d_model=32, n_heads=4, d_ff=64,
-                        n_layers=2, max_len=16, dropout=0.0))  # fmt: skip
+    gpt = GPT(
+        GPTConfig(
+            vocab_size=PAD + 1,
+            d_model=32,
+            n_heads=4,
+            d_ff=64,
+            n_layers=2,
+            max_len=16,
+            dropout=0.0,
+        )
+    )
     pairs = [(w, w) for w in ("ab", "cd", "ef", "gh", "ij", "ba")]
     kw = dict(sep=">", eos_id=EOS)
     hist = tune(
-        gpt, pairs, encode=encode, evaluate=lambda m: exact_match(m, pairs, encode,
-        decode, **kw), steps=150, batch_size=6, lr=3e-3, eval_every=50, pad_id=PAD, **kw,
-    )  # fmt: skip
+        gpt,
+        pairs,
+        encode=encode,
+        evaluate=lambda m: exact_match(m, pairs, encode, decode, **kw),
+        steps=150,
+        batch_size=6,
+        lr=3e-3,
+        eval_every=50,
+        pad_id=PAD,
+        **kw,
+    )
     assert hist.steps == [50, 100, 150]
     assert hist.loss[-1] < hist.loss[0] / 5
     assert hist.exact_match[-1] == 1.0
@@ -66,8 +84,17 @@ def test_tune_learns_a_copy_task():
 
 def test_pair_nll_is_the_mean_over_output_tokens_one_sequence_at_a_time():
     torch.manual_seed(0)
-    gpt = GPT(GPTConfig(vocab_size=PAD + 1, d_model=16, n_heads=2, d_ff=32,
-                        n_layers=1, max_len=16, dropout=0.0))  # fmt: skip
+    gpt = GPT(
+        GPTConfig(
+            vocab_size=PAD + 1,
+            d_model=16,
+            n_heads=2,
+            d_ff=32,
+            n_layers=1,
+            max_len=16,
+            dropout=0.0,
+        )
+    )
     pairs = [("ab", "1"), ("abcde", "1234"), ("c", "98"), ("ij", "0")]
     kw = dict(sep=">", eos_id=EOS, pad_id=PAD)
     # the plain definition: each sequence alone, -log P of every output token, summed
@@ -92,11 +119,30 @@ def test_pair_nll_is_the_mean_over_output_tokens_one_sequence_at_a_time():
 def test_tune_without_an_evaluation_trains_the_same():
     def run(**evaluation):
         torch.manual_seed(0)
-        gpt = GPT(GPTConfig(vocab_size=PAD + 1, d_model=16, n_heads=2, d_ff=32,
-                            n_layers=1, max_len=16, dropout=0.0))  # fmt: skip
+        gpt = GPT(
+            GPTConfig(
+                vocab_size=PAD + 1,
+                d_model=16,
+                n_heads=2,
+                d_ff=32,
+                n_layers=1,
+                max_len=16,
+                dropout=0.0,
+            )
+        )
         pairs = [("ab", "1"), ("cd", "2"), ("ef", "3")]
-        hist = tune(gpt, pairs, encode=encode, steps=6, batch_size=2, lr=3e-3,
-                    sep=">", eos_id=EOS, pad_id=PAD, **evaluation)  # fmt: skip
+        hist = tune(
+            gpt,
+            pairs,
+            encode=encode,
+            steps=6,
+            batch_size=2,
+            lr=3e-3,
+            sep=">",
+            eos_id=EOS,
+            pad_id=PAD,
+            **evaluation,
+        )
         return hist, gpt
 
     plain, a = run()

@@ -42,8 +42,12 @@ def test_pooling_matches_the_plain_definition(pieces, specials, how, seed):
     for at in specials:  # [CLS], padding: pieces of no word, anywhere
         index.insert(min(at, len(index)), -1)
     index = torch.tensor(index)
-    hidden = torch.randn(len(index), 5, generator=torch.Generator().manual_seed(seed),
-                         dtype=torch.float64)  # fmt: skip
+    hidden = torch.randn(
+        len(index),
+        5,
+        generator=torch.Generator().manual_seed(seed),
+        dtype=torch.float64,
+    )
     got = pool_pieces(hidden, index, how)
     want = _by_loop(hidden, index, how)
     assert got.shape == (len(pieces), 5)
@@ -76,14 +80,28 @@ def test_words_to_pieces_and_features_match_one_sentence_at_a_time():
     assert kept == [0, 1, 2]  # the 31-id sentence is left out
     assert index[0] == [-1, 0, 0, 1] and ids[0][0] == 1
     torch.manual_seed(0)
-    enc = Encoder(EncoderConfig(vocab_size=60, d_model=16, n_heads=2, d_ff=32, n_layers=2,
-                                max_len=12, dropout=0.0, pad_id=0))  # fmt: skip
+    enc = Encoder(
+        EncoderConfig(
+            vocab_size=60,
+            d_model=16,
+            n_heads=2,
+            d_ff=32,
+            n_layers=2,
+            max_len=12,
+            dropout=0.0,
+            pad_id=0,
+        )
+    )
     batched = word_features(enc, ids, index, pad_id=0, batch_size=2)
     for how in POOLINGS:
-        alone = torch.cat([
-            pool_pieces(enc(torch.tensor([row]))[0][0].detach(), torch.tensor(of), how)
-            for row, of in zip(ids, index)
-        ])  # fmt: skip
+        alone = torch.cat(
+            [
+                pool_pieces(
+                    enc(torch.tensor([row]))[0][0].detach(), torch.tensor(of), how
+                )
+                for row, of in zip(ids, index)
+            ]
+        )
         assert batched[how].shape == (2 + 3 + 1, 16)
         torch.testing.assert_close(batched[how], alone, rtol=1e-5, atol=1e-5)
 

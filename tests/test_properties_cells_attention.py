@@ -34,14 +34,22 @@ def _gen(seed):
 
 @settings(max_examples=60)
 @given(
-    st.sampled_from(sorted(TORCH)), st.integers(1, 4), st.integers(1, 6),
-    st.integers(1, 5), st.integers(1, 5), st.integers(1, 3), st.booleans(),
-    st.booleans(), st.integers(0, 2**16), st.data(),
-)  # fmt: skip
+    st.sampled_from(sorted(TORCH)),
+    st.integers(1, 4),
+    st.integers(1, 6),
+    st.integers(1, 5),
+    st.integers(1, 5),
+    st.integers(1, 3),
+    st.booleans(),
+    st.booleans(),
+    st.integers(0, 2**16),
+    st.data(),
+)
 def test_recurrent_nets_match_torch(kind, B, T, D, H, layers, bi, padded, seed, data):
     torch.manual_seed(seed)
-    ref = TORCH[kind](D, H, num_layers=layers, bidirectional=bi, batch_first=True,
-                      dtype=F64)  # fmt: skip
+    ref = TORCH[kind](
+        D, H, num_layers=layers, bidirectional=bi, batch_first=True, dtype=F64
+    )
     ours = load_torch_weights(
         RecurrentNet(kind, D, H, num_layers=layers, bidirectional=bi, dtype=F64), ref
     )
@@ -52,16 +60,20 @@ def test_recurrent_nets_match_torch(kind, B, T, D, H, layers, bi, padded, seed, 
     x = x * (torch.arange(T) < lengths[:, None])[..., None] if padded else x
     x_ref, x_ours = x.clone().requires_grad_(), x.clone().requires_grad_()
     if padded:
-        packed = pack_padded_sequence(x_ref, lengths, batch_first=True,
-                                      enforce_sorted=False)  # fmt: skip
+        packed = pack_padded_sequence(
+            x_ref, lengths, batch_first=True, enforce_sorted=False
+        )
         out_ref, s_ref = ref(packed)
         out_ref = pad_packed_sequence(out_ref, batch_first=True, total_length=T)[0]
         out, s = ours(x_ours, lengths=lengths)
     else:
         (out_ref, s_ref), (out, s) = ref(x_ref), ours(x_ours)
     torch.testing.assert_close(out, out_ref)
-    for a, b in zip(s if isinstance(s, tuple) else (s,),
-                    s_ref if isinstance(s_ref, tuple) else (s_ref,), strict=True):  # fmt: skip
+    for a, b in zip(
+        s if isinstance(s, tuple) else (s,),
+        s_ref if isinstance(s_ref, tuple) else (s_ref,),
+        strict=True,
+    ):
         torch.testing.assert_close(a, b)
     w = torch.randn(out.shape, generator=_gen(seed + 1), dtype=F64)
     (out * w).sum().backward()
@@ -75,8 +87,10 @@ def attention_inputs(draw):
     Tq, Tk, dk, dv = (draw(st.integers(1, 5)) for _ in range(4))
     seed = draw(st.integers(0, 2**16))
     g = _gen(seed)
-    q, k, v = (torch.randn(*batch, T, d, generator=g, dtype=F64)
-               for T, d in ((Tq, dk), (Tk, dk), (Tk, dv)))  # fmt: skip
+    q, k, v = (
+        torch.randn(*batch, T, d, generator=g, dtype=F64)
+        for T, d in ((Tq, dk), (Tk, dk), (Tk, dv))
+    )
     mask = None
     if draw(st.booleans()):  # any broadcastable shape: each dimension kept or 1
         full = [*batch, Tq, Tk]
@@ -108,9 +122,16 @@ def test_scaled_dot_product_attention_matches_torch(inputs):
 
 @settings(max_examples=60)
 @given(
-    st.integers(1, 3), st.integers(1, 5), st.integers(1, 5), st.integers(1, 3),
-    st.integers(1, 4), st.booleans(), st.booleans(), st.integers(0, 2**16), st.data(),
-)  # fmt: skip
+    st.integers(1, 3),
+    st.integers(1, 5),
+    st.integers(1, 5),
+    st.integers(1, 3),
+    st.integers(1, 4),
+    st.booleans(),
+    st.booleans(),
+    st.integers(0, 2**16),
+    st.data(),
+)
 def test_multi_head_attention_matches_torch(B, Tq, Tk, H, dk, cross, fast, seed, data):
     D = H * dk
     Tk = Tk if cross else Tq

@@ -80,10 +80,11 @@ def ctc_cases(draw):
         "log_softmax": x.log_softmax(-1),
         "raw": x,
         "softmax": x.softmax(-1),
-        "nan": x.log_softmax(-1).masked_fill(torch.rand(B, T, 1, generator=gen) < 0.3,
-                                             math.nan),
+        "nan": x.log_softmax(-1).masked_fill(
+            torch.rand(B, T, 1, generator=gen) < 0.3, math.nan
+        ),
         "time_first": x.log_softmax(-1).transpose(0, 1),
-    }[kind]  # fmt: skip
+    }[kind]
     S = draw(st.integers(0, 3))
     targets = torch.randint(0, C + 1, (B, S), generator=gen)
     input_lengths = [draw(st.integers(0, T + 1)) for _ in range(B)]
@@ -116,13 +117,17 @@ prompts = st.one_of(
 
 
 @settings(max_examples=60)
-@given(prompt=prompts, eos=st.one_of(st.integers(-2, V + 2), st.none()),
-       beam=st.booleans())  # fmt: skip
+@given(
+    prompt=prompts, eos=st.one_of(st.integers(-2, V + 2), st.none()), beam=st.booleans()
+)
 def test_decoders_raise_their_own_error_or_decode(prompt, eos, beam):
     try:
         if beam:
-            out = [h for row in beam_search(MODEL, prompt, eos=eos, max_len=3,
-                                            beam_size=2) for h in row]  # fmt: skip
+            out = [
+                h
+                for row in beam_search(MODEL, prompt, eos=eos, max_len=3, beam_size=2)
+                for h in row
+            ]
         else:
             out = greedy_decode(MODEL, prompt, eos=eos, max_len=3)
     except InputError:
@@ -149,8 +154,10 @@ PLAIN = Tokenizer.train(["the cat sat on the mat", "aaaa abab abba"], vocab_size
 
 
 @settings(max_examples=80)
-@given(text=st.text(st.characters(blacklist_categories=()), max_size=30),
-       word=st.text(st.sampled_from("abt"), min_size=1, max_size=300))  # fmt: skip
+@given(
+    text=st.text(st.characters(blacklist_categories=()), max_size=30),
+    word=st.text(st.sampled_from("abt"), min_size=1, max_size=300),
+)
 def test_tokenizer_raises_its_own_error_or_round_trips(text, word):
     try:
         ids = TOK.encode(text).ids

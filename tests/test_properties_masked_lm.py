@@ -29,9 +29,16 @@ def batches(draw):
     tokens = torch.randint(0, V, (B, T), generator=torch.Generator().manual_seed(seed))
     mask_prob = draw(PROB)
     random_prob = draw(st.floats(0.0, 1.0 - mask_prob))
-    return dict(tokens=tokens, vocab_size=V, mask_id=mask_id, special_ids=specials,
-                select_prob=draw(PROB), mask_prob=mask_prob, random_prob=random_prob,
-                generator=torch.Generator().manual_seed(seed))  # fmt: skip
+    return dict(
+        tokens=tokens,
+        vocab_size=V,
+        mask_id=mask_id,
+        special_ids=specials,
+        select_prob=draw(PROB),
+        mask_prob=mask_prob,
+        random_prob=random_prob,
+        generator=torch.Generator().manual_seed(seed),
+    )
 
 
 @settings(max_examples=300)

@@ -63,6 +63,7 @@ def test_mask_has_t5s_counts_and_the_original_comes_back(length, density, mean, 
     sentinels = list(range(1000, 1000 + num_spans))
     tokens = list(range(length))
     gen = torch.Generator().manual_seed(seed)
-    inputs, targets = span_corrupt(tokens, sentinels, noise_density=density,
-                                   mean_span=mean, generator=gen)  # fmt: skip
+    inputs, targets = span_corrupt(
+        tokens, sentinels, noise_density=density, mean_span=mean, generator=gen
+    )
     assert rebuild(inputs, targets, sentinels) == tokens

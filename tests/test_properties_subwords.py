@@ -90,7 +90,8 @@ def test_wordpiece_encodes_as_hf(text, pre):
         "中",
         "##\u0301",
     ]
-    tok = Tokenizer(WordPiece(vocab), kind="wordpiece", pre_tokenizer=pre,
-                    special_tokens=["[UNK]"])  # fmt: skip
+    tok = Tokenizer(
+        WordPiece(vocab), kind="wordpiece", pre_tokenizer=pre, special_tokens=["[UNK]"]
+    )
     ours, ref = tok.encode(text), hf_wordpiece(vocab, pre).encode(text)
     assert (ours.pieces, ours.ids) == (ref.tokens, ref.ids)

@@ -65,8 +65,12 @@ def test_row_form_of_the_library_cell_is_the_transpose():
     hs = torch.stack(hs)  # (T, H)
     target = torch.randn(6, 4, dtype=torch.float64)
     (0.5 * (hs - target).square().sum()).backward()
-    got = bptt_grad_W_h(cell.W_hh.detach().T, hs.detach(), torch.zeros(4).double(),
-                        (hs - target).detach())  # fmt: skip
+    got = bptt_grad_W_h(
+        cell.W_hh.detach().T,
+        hs.detach(),
+        torch.zeros(4).double(),
+        (hs - target).detach(),
+    )
     torch.testing.assert_close(got.T, cell.W_hh.grad, rtol=1e-10, atol=1e-12)
 
 

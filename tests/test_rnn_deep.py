@@ -40,8 +40,17 @@ def _reference(net: DeepRNN, kind: str, D: int, H: int, layers: int, bi: bool):
 def test_deep_rnn_matches_torch_modules(kind, layers, head_layers, bi):
     torch.manual_seed(0)
     D, H, O = 4, 5, 3
-    net = DeepRNN(kind, D, H, O, num_layers=layers, head_layers=head_layers,
-                  head_width=6, bidirectional=bi, dtype=F64)  # fmt: skip
+    net = DeepRNN(
+        kind,
+        D,
+        H,
+        O,
+        num_layers=layers,
+        head_layers=head_layers,
+        head_width=6,
+        bidirectional=bi,
+        dtype=F64,
+    )
     ref, ref_rnn_params = _reference(net, kind, D, H, layers, bi)
     x = torch.randn(2, 7, D, dtype=F64)
     x_ours, x_ref = x.clone().requires_grad_(), x.clone().requires_grad_()

@@ -14,8 +14,15 @@ from course_lib.rnn.stacked import RecurrentNet
 @pytest.mark.parametrize("kind", ["lstm", "gru"])
 def test_our_cells_match_torch_to_rounding(kind):
     gaps = torch_parity(kind)
-    assert set(gaps) == {"output", "state", "input_grad", "weight_ih", "weight_hh",
-                         "bias_ih", "bias_hh"}  # fmt: skip
+    assert set(gaps) == {
+        "output",
+        "state",
+        "input_grad",
+        "weight_ih",
+        "weight_hh",
+        "bias_ih",
+        "bias_hh",
+    }
     assert max(gaps.values()) < 1e-12
 
 

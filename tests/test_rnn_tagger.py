@@ -39,9 +39,16 @@ TRAIN = [
 
 @pytest.mark.parametrize(
     ("word", "shape"),
-    [("dog", "x"), ("Dog", "Xx"), ("USA", "X"), ("1,000", "d"), ("...", "p"),
-     ("e-mail", "m"), ("iPhone", "m")],
-)  # fmt: skip
+    [
+        ("dog", "x"),
+        ("Dog", "Xx"),
+        ("USA", "X"),
+        ("1,000", "d"),
+        ("...", "p"),
+        ("e-mail", "m"),
+        ("iPhone", "m"),
+    ],
+)
 def test_word_shape(word, shape):
     assert word_shape(word) == shape
 
@@ -80,8 +87,12 @@ def test_padded_and_unpadded_batches_give_the_same_logits():
     logits = model(words, suffixes, shapes, lengths)
     assert logits.shape == (*words.shape, len(v.tags))
     for b, n in enumerate(lengths.tolist()):
-        alone = model(words[b : b + 1, :n], suffixes[b : b + 1, :n],
-                      shapes[b : b + 1, :n], lengths[b : b + 1])  # fmt: skip
+        alone = model(
+            words[b : b + 1, :n],
+            suffixes[b : b + 1, :n],
+            shapes[b : b + 1, :n],
+            lengths[b : b + 1],
+        )
         torch.testing.assert_close(logits[b, :n], alone[0], rtol=1e-5, atol=1e-6)
 
 
@@ -93,8 +104,14 @@ def test_tagger_learns_the_training_sentences(cell):
     assert isinstance(model.rnn, {"lstm": torch.nn.LSTM, "gru": torch.nn.GRU}[cell])
     batches = tagging_batches(TRAIN, v, 2, shuffle=True)
     opt = torch.optim.Adam(model.parameters(), lr=2e-2)
-    fit(model, batches, optimizer=opt, epochs=40, loss_fn=lambda m, b: m.loss(b),
-        progress=False)  # fmt: skip
+    fit(
+        model,
+        batches,
+        optimizer=opt,
+        epochs=40,
+        loss_fn=lambda m, b: m.loss(b),
+        progress=False,
+    )
     gold, pred = predict(model, tagging_batches(TRAIN, v, 5))
     assert len(gold) == sum(len(s) for s in TRAIN) and gold == pred
 

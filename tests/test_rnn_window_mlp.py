@@ -108,9 +108,17 @@ def test_train_on_task_is_train_long_range_through_fit():
 def test_the_mlp_is_at_chance_beyond_its_window_and_learns_inside():
     torch.manual_seed(0)
     result = compare_windows(
-        8, (1, 3), list(range(1, 8)), recurrent="lstm", n_classes=4, hidden=16,
-        steps=150, batch=64, lr=1e-2, n_per=400,
-    )  # fmt: skip
+        8,
+        (1, 3),
+        list(range(1, 8)),
+        recurrent="lstm",
+        n_classes=4,
+        hidden=16,
+        steps=150,
+        batch=64,
+        lr=1e-2,
+        n_per=400,
+    )
     assert set(result.accuracy) == {"w = 1", "w = 3", "LSTM"}
     assert result.window == {"w = 1": 1, "w = 3": 3}
     assert set(result.seconds) == {"w = 1", "w = 3", "LSTM"}

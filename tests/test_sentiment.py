@@ -16,8 +16,16 @@ from course_lib.sentiment import (
 )
 
 WORDS = ["<pad>", "good", "bad", "film", "not", "very", "a"]
-PAIRS = [(1, "a good film"), (0, "a bad film"), (1, "very good"), (0, "very bad"),
-         (1, "good"), (0, "bad film"), (1, "a very good film"), (0, "bad")]  # fmt: skip
+PAIRS = [
+    (1, "a good film"),
+    (0, "a bad film"),
+    (1, "very good"),
+    (0, "very bad"),
+    (1, "good"),
+    (0, "bad film"),
+    (1, "a very good film"),
+    (0, "bad"),
+]
 
 
 def encode(s):

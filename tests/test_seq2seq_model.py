@@ -86,9 +86,12 @@ def test_beam_scores_are_the_teacher_forced_log_probabilities(alpha):
         assert len(hyps) == 4
         assert [h.score for h in hyps] == sorted((h.score for h in hyps), reverse=True)
         lp, maps = teacher_forced(
-            model, src[[b] * 4], lens[[b] * 4], [h.tokens for h in hyps],
+            model,
+            src[[b] * 4],
+            lens[[b] * 4],
+            [h.tokens for h in hyps],
             finished=[h.finished for h in hyps],
-        )  # fmt: skip
+        )
         for h, want, a in zip(hyps, lp.tolist(), maps, strict=True):
             assert h.log_prob == pytest.approx(want, abs=1e-9)
             assert h.score == pytest.approx(want / h.length**alpha, abs=1e-9)

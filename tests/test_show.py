@@ -32,8 +32,14 @@ def test_the_listings_chapters_show_stay_short():
     from course_lib.rnn.stacked import RecurrentNet
     from course_lib.transformer.attention import MultiHeadAttention
 
-    shown = [MultiHeadAttention.forward, RecurrentNet.forward, train_tbptt,
-             NGramCounts.__init__, static_oracle, Value.__matmul__]  # fmt: skip
+    shown = [
+        MultiHeadAttention.forward,
+        RecurrentNet.forward,
+        train_tbptt,
+        NGramCounts.__init__,
+        static_oracle,
+        Value.__matmul__,
+    ]
     for fn in shown:
         node = ast.parse(strip_docstring(inspect.getsource(fn))).body[0]
         body = node.end_lineno - node.body[0].lineno + 1

@@ -98,9 +98,15 @@ def test_training_fits_a_few_utterances_and_greedy_decoding_reads_them_back():
     model = AttentionRecognizer(8, d_emb=16, d_hidden=32, dropout=0.0)
     labels = [encode_characters(t) for t in texts]
     hist = train_attention_recognizer(
-        model, frames, labels, epochs=60, lr=1e-2, batch_size=4, augment=False,
+        model,
+        frames,
+        labels,
+        epochs=60,
+        lr=1e-2,
+        batch_size=4,
+        augment=False,
         progress=False,
-    )  # fmt: skip
+    )
     assert hist.step_loss[-1] < 0.1 * hist.step_loss[0]
     assert recognise_characters(model, frames, max_len=8) == texts
     out = model(*pad_batch(frames), torch.tensor([[BOS]] * 4))[0]  # (4, 1, V)
@@ -111,6 +117,9 @@ def test_training_fits_a_few_utterances_and_greedy_decoding_reads_them_back():
 def test_an_unknown_training_option_is_named():
     with pytest.raises(TypeError, match="unexpected keyword argument 'batchsize'"):
         train_attention_recognizer(
-            _model(), [torch.randn(20, 8)], [encode_characters("one")], epochs=1,
+            _model(),
+            [torch.randn(20, 8)],
+            [encode_characters("one")],
+            epochs=1,
             batchsize=4,
-        )  # fmt: skip
+        )

@@ -41,20 +41,38 @@ def test_loss_and_grad_match_torch_float64(reduction, zero_infinity):
     il[4] = 2  # too short for its label (2 symbols need >= 2 frames: fits) ...
     targets[4, :2] = 3  # ... a repeat needs 3 frames: impossible, loss inf
     ours = ctc_loss(
-        logits.log_softmax(-1), targets, il, tl,
-        reduction=reduction, zero_infinity=zero_infinity,
-    )  # fmt: skip
+        logits.log_softmax(-1),
+        targets,
+        il,
+        tl,
+        reduction=reduction,
+        zero_infinity=zero_infinity,
+    )
     ref = F.ctc_loss(
-        logits.log_softmax(-1).transpose(0, 1), targets, il, tl,
-        reduction=reduction, zero_infinity=zero_infinity,
-    )  # fmt: skip
+        logits.log_softmax(-1).transpose(0, 1),
+        targets,
+        il,
+        tl,
+        reduction=reduction,
+        zero_infinity=zero_infinity,
+    )
     if not zero_infinity:
         assert torch.isinf(ref).any() and torch.isinf(ours).any()
         keep = slice(0, 4)  # gradients of the finite sequences only
-        ours = ctc_loss(logits[keep].log_softmax(-1), targets[keep], il[keep],
-                        tl[keep], reduction=reduction)  # fmt: skip
-        ref = F.ctc_loss(logits[keep].log_softmax(-1).transpose(0, 1), targets[keep],
-                         il[keep], tl[keep], reduction=reduction)  # fmt: skip
+        ours = ctc_loss(
+            logits[keep].log_softmax(-1),
+            targets[keep],
+            il[keep],
+            tl[keep],
+            reduction=reduction,
+        )
+        ref = F.ctc_loss(
+            logits[keep].log_softmax(-1).transpose(0, 1),
+            targets[keep],
+            il[keep],
+            tl[keep],
+            reduction=reduction,
+        )
     torch.testing.assert_close(ours, ref, rtol=1e-10, atol=1e-10)
     (g_ours,) = torch.autograd.grad(ours.sum(), logits)
     (g_ref,) = torch.autograd.grad(ref.sum(), logits)
@@ -84,8 +102,13 @@ def test_matches_brute_force_enumeration(T, C, label):
         T, C, dtype=torch.float64, generator=torch.Generator().manual_seed(T)
     )
     x.requires_grad_()
-    ours = ctc_loss(x.log_softmax(-1)[None], torch.tensor([label]), [T], [len(label)],
-                    reduction="sum")  # fmt: skip
+    ours = ctc_loss(
+        x.log_softmax(-1)[None],
+        torch.tensor([label]),
+        [T],
+        [len(label)],
+        reduction="sum",
+    )
     brute = _brute_force(x.log_softmax(-1), label)
     torch.testing.assert_close(ours, brute, rtol=1e-12, atol=1e-12)
     (g1,) = torch.autograd.grad(ours, x)
@@ -143,8 +166,10 @@ def test_viterbi_path_is_the_best_alignment():
 def test_bad_inputs_raise(kwargs, match):
     args = dict(
         log_probs=torch.randn(1, 4, 3).log_softmax(-1),
-        targets=torch.tensor([[1]]), input_lengths=[4], target_lengths=[1],
-    )  # fmt: skip
+        targets=torch.tensor([[1]]),
+        input_lengths=[4],
+        target_lengths=[1],
+    )
     args.update(kwargs)
     with pytest.raises(ValueError, match=match):
         ctc_loss(**args)

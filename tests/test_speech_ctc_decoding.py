@@ -39,8 +39,9 @@ def test_prefix_beam_search_wide_is_exact(seed):
     (prefix, score), *_ = prefix_beam_search(lp, beam=len(labels))
     assert prefix == best
     assert score == pytest.approx(log_p(best), abs=1e-10)
-    nll = ctc_loss(lp[None], torch.tensor([list(best) or [1]]), [T], [len(best)],
-                   reduction="sum")  # fmt: skip
+    nll = ctc_loss(
+        lp[None], torch.tensor([list(best) or [1]]), [T], [len(best)], reduction="sum"
+    )
     assert score == pytest.approx(-nll.item(), abs=1e-10)
 
 

@@ -36,8 +36,12 @@ def test_all_zeros_scores_high_per_step_but_zero_recall():
     labels[100:150] = 1
     never = np.zeros(1000)
     assert (never == labels).mean() == 0.95
-    s = event_scores([[k for k in detect_events(never + 1e-3, 0.5)]], [[1.0]],
-                     tolerance=0.5, minutes=1)  # fmt: skip
+    s = event_scores(
+        [[k for k in detect_events(never + 1e-3, 0.5)]],
+        [[1.0]],
+        tolerance=0.5,
+        minutes=1,
+    )
     assert s["recall"] == 0.0 and s["f1"] == 0.0
 
 

@@ -36,9 +36,15 @@ def test_stft_matches_scipy_and_direct_dft():
     ours = power_spectrogram(torch.from_numpy(x), n_fft, hop).numpy()  # (T, F)
     w = scipy.signal.get_window("hann", n_fft)
     _, _, Z = scipy.signal.stft(
-        x, window=w, nperseg=n_fft, noverlap=n_fft - hop, detrend=False,
-        boundary=None, padded=False, scaling="spectrum",
-    )  # fmt: skip
+        x,
+        window=w,
+        nperseg=n_fft,
+        noverlap=n_fft - hop,
+        detrend=False,
+        boundary=None,
+        padded=False,
+        scaling="spectrum",
+    )
     ref = np.abs(Z * w.sum()).T ** 2  # scipy scales by 1 / sum(w)
     np.testing.assert_allclose(ours, ref, rtol=1e-9, atol=1e-9)
     fr = frames(torch.from_numpy(x), n_fft, hop).numpy() * w  # (T, L)

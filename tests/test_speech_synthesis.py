@@ -54,9 +54,14 @@ def test_trigger_labels_are_exactly_after_each_end():
 
 def test_trigger_clips_invariants():
     clips = trigger_clips(
-        _recs([7] * 5, 3000), _recs([1, 2, 3], 3000), 25, seconds=2.0, steps=100,
-        label_steps=10, seed=3,
-    )  # fmt: skip
+        _recs([7] * 5, 3000),
+        _recs([1, 2, 3], 3000),
+        25,
+        seconds=2.0,
+        steps=100,
+        label_steps=10,
+        seed=3,
+    )
     for c in clips:
         assert c.audio.shape == (16000,) and c.labels.shape == (100,)
         words = sorted(c.words)

@@ -58,8 +58,12 @@ def test_random_corpora_with_many_ties(seed):
     rng = random.Random(seed)
     alphabet = "abcde" if seed % 2 else "ab"
     lines = random_corpus(rng, alphabet, max_word=7, lines=20)
-    _assert_same(lines, rng.randint(10, 60), min_frequency=rng.randint(0, 2),
-                 special_tokens=["[UNK]", "[PAD]"][: seed % 3])  # fmt: skip
+    _assert_same(
+        lines,
+        rng.randint(10, 60),
+        min_frequency=rng.randint(0, 2),
+        special_tokens=["[UNK]", "[PAD]"][: seed % 3],
+    )
 
 
 @pytest.mark.parametrize("pre", ["whitespace_split", "whitespace"])

@@ -41,9 +41,11 @@ def test_greedy_longest_match_first():
 @pytest.fixture(scope="module")
 def trained():
     return Tokenizer.train(
-        wikitext_lines("train")[:600], kind="wordpiece", vocab_size=700,
+        wikitext_lines("train")[:600],
+        kind="wordpiece",
+        vocab_size=700,
         special_tokens=["[UNK]", "[CLS]", "[SEP]"],
-    )  # fmt: skip
+    )
 
 
 @pytest.mark.parametrize("pre", ["whitespace_split", "whitespace"])

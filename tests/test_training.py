@@ -224,8 +224,14 @@ def test_fit_calls_on_step_after_every_update():
     calls = []
     model = Linear()
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
-    fit(model, _data(), optimizer=opt, epochs=2, on_step=lambda: calls.append(1),
-        progress=False)  # fmt: skip
+    fit(
+        model,
+        _data(),
+        optimizer=opt,
+        epochs=2,
+        on_step=lambda: calls.append(1),
+        progress=False,
+    )
     assert len(calls) == 2 * len(_data())
 
 
@@ -236,8 +242,15 @@ def test_fit_stops_after_max_steps_within_an_epoch():
     torch.manual_seed(2)
     reference = Linear()
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
-    hist = fit(model, batches, optimizer=opt, epochs=3, max_steps=6, valid=batches,
-               progress=False)  # fmt: skip
+    hist = fit(
+        model,
+        batches,
+        optimizer=opt,
+        epochs=3,
+        max_steps=6,
+        valid=batches,
+        progress=False,
+    )
     assert len(hist.step_loss) == 6
     assert (
         len(hist.train_loss) == len(hist.valid_loss) == 2

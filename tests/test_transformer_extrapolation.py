@@ -24,9 +24,15 @@ def test_copy_batch_wraps_the_source():
 @pytest.mark.parametrize("positional", ["sinusoidal", "learned"])
 def test_length_experiment_scores_every_test_length(positional):
     res = length_experiment(
-        positional=positional, train_len=3, test_lens=(3, 6), steps=4, d_model=8,
-        n_heads=2, batch_size=4, n_test=4,
-    )  # fmt: skip
+        positional=positional,
+        train_len=3,
+        test_lens=(3, 6),
+        steps=4,
+        d_model=8,
+        n_heads=2,
+        batch_size=4,
+        n_test=4,
+    )
     assert set(res["accuracy"]) == {3, 6} and len(res["loss"]) == 4
     assert res["by_position"][6].shape == (7,)
     assert all(0.0 <= a <= 1.0 for a in res["accuracy"].values())

@@ -12,8 +12,13 @@ from course_lib.parsing.draw import CORRECT, WRONG_HEAD, WRONG_LABEL, dependency
 
 
 def test_predicted_arcs_above_gold_below_coloured_by_correctness():
-    ax = dependency_arcs(EV["words"], EV["pred_heads"], EV["pred_deprels"],
-                         gold_heads=EV["gold_heads"], gold_labels=EV["gold_deprels"])  # fmt: skip
+    ax = dependency_arcs(
+        EV["words"],
+        EV["pred_heads"],
+        EV["pred_deprels"],
+        gold_heads=EV["gold_heads"],
+        gold_labels=EV["gold_deprels"],
+    )
     assert len(ax.patches) == 10  # 5 predicted arcs above, 5 gold arcs below
     colours = {tuple(p.get_edgecolor()) for p in ax.patches[:5]}
     assert colours == {to_rgba(c) for c in (CORRECT, WRONG_LABEL, WRONG_HEAD)}

@@ -97,9 +97,17 @@ def test_gradient_stats_bad_input(arg, kwargs, match):
 def test_mlp_producer_matches_torch_autograd(activation, residual, layernorm, wrt):
     depth, width, batch, classes, scale = 5, 8, 6, 3, 1.3
     got = mlp_gradient_flow(
-        depth, activation, scale, residual, layernorm,
-        width=width, batch=batch, n_classes=classes, seed=4, wrt=wrt,
-    )  # fmt: skip
+        depth,
+        activation,
+        scale,
+        residual,
+        layernorm,
+        width=width,
+        batch=batch,
+        n_classes=classes,
+        seed=4,
+        wrt=wrt,
+    )
     # the same draws, documented order: x, y, W_out, W_1..W_L; then an nn-based rebuild
     gen = torch.Generator().manual_seed(4)
     x = torch.randn(batch, width, generator=gen, dtype=torch.float64)
@@ -291,8 +299,12 @@ def test_playwright_drives_the_controls(tmp_path, monkeypatch):
         cols.first.wait_for()
 
         def norms() -> list[float]:  # the log10 norms the bars were drawn from
-            return [float(v) for v in cols.evaluate_all(
-                "cs => cs.map(c => c.getAttribute('data-norm'))")]  # fmt: skip
+            return [
+                float(v)
+                for v in cols.evaluate_all(
+                    "cs => cs.map(c => c.getAttribute('data-norm'))"
+                )
+            ]
 
         def heights() -> list[float]:  # where the norm dots are drawn
             return widget.locator("circle.cw-gf-norm").evaluate_all(

@@ -106,8 +106,11 @@ def test_four_widget_families_live_in_jupyterlab(lab):  # noqa: F811 - the fixtu
             assert ps.locator(".cw-ps-next .cw-ps-key").inner_text() == "Oracle"
             assert ps.locator(".cw-ps-transition").inner_text() == "SHIFT"
             assert ps.locator("text.cw-word").all_text_contents() == [
-                "ROOT", "I", "ate", "fish"
-            ]  # fmt: skip
+                "ROOT",
+                "I",
+                "ate",
+                "fish",
+            ]
             assert ps.locator("path.cw-gold").count() == 3
             assert ps.locator("path.cw-arc").count() == 0
             assert ps.get_by_role("button", name="previous state").is_disabled()
@@ -223,8 +226,10 @@ def test_four_widget_families_live_in_jupyterlab(lab):  # noqa: F811 - the fixtu
             assert hv.locator(".cw-hv-title").inner_text() == "live heads"
             assert thumbs.count() == 4
             assert hv.locator(".cw-hv-kinds button").all_inner_texts() == [
-                "encoder self", "decoder self", "cross"
-            ]  # fmt: skip
+                "encoder self",
+                "decoder self",
+                "cross",
+            ]
             assert hv_readout.inner_text().startswith("cross, layer 0, head 0: ")
             assert left.all_inner_texts() == ["x", "y"]
             assert hv.locator("line").count() == 6  # 2 queries x 3 keys

@@ -30,8 +30,12 @@ from course_lib.widgets.parser import ParserStateExplorer, parse_tagged_text
 EX = LECTURE_EXAMPLE
 I_ATE_FISH = (EX["words"], EX["upos"], EX["heads"], EX["deprels"])
 EV = LECTURE_EVAL_EXAMPLE
-SHE_SAW = (EV["words"], ("PRON", "VERB", "DET", "NOUN", "NOUN"), EV["gold_heads"],
-           EV["gold_deprels"])  # fmt: skip
+SHE_SAW = (
+    EV["words"],
+    ("PRON", "VERB", "DET", "NOUN", "NOUN"),
+    EV["gold_heads"],
+    EV["gold_deprels"],
+)
 
 
 @pytest.fixture(scope="module")
@@ -52,8 +56,14 @@ def test_oracle_states_are_the_lectures_trace(live):
     record = w.sentences[0]
     assert record["name"] == "I ate fish" and record["score"] == "UAS 3/3, LAS 3/3"
     assert [s["t"] for s in record["steps"]] == [
-        "SHIFT", "SHIFT", "LEFT-ARC(nsubj)", "SHIFT", "RIGHT-ARC(obj)", "RIGHT-ARC(root)", ""
-    ]  # fmt: skip
+        "SHIFT",
+        "SHIFT",
+        "LEFT-ARC(nsubj)",
+        "SHIFT",
+        "RIGHT-ARC(obj)",
+        "RIGHT-ARC(root)",
+        "",
+    ]
     assert w.state(step=3) == {
         "stack": [0, 2],
         "buffer": [3],

@@ -40,8 +40,12 @@ def test_playwright_drives_the_controls(tmp_path, html):
         cols.first.wait_for()
 
         def norms() -> list[float]:
-            return [float(v) for v in cols.evaluate_all(
-                "cs => cs.map(c => c.getAttribute('data-norm'))")]  # fmt: skip
+            return [
+                float(v)
+                for v in cols.evaluate_all(
+                    "cs => cs.map(c => c.getAttribute('data-norm'))"
+                )
+            ]
 
         def pick(control: str, option: str) -> None:
             widget.locator("fieldset", has_text=control).get_by_text(

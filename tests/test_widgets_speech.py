@@ -45,7 +45,12 @@ def test_ctc_traits_are_the_posteriors_path_and_prefixes(live):
         "_",
     ]
     lp = torch.randn(12, 4, generator=torch.Generator().manual_seed(0)).log_softmax(-1)
-    post, _ = ctc_posteriors(lp[None].double(), torch.tensor([[1, 2, 2]]), torch.tensor([12]), torch.tensor([3]))  # fmt: skip
+    post, _ = ctc_posteriors(
+        lp[None].double(),
+        torch.tensor([[1, 2, 2]]),
+        torch.tensor([12]),
+        torch.tensor([3]),
+    )
     np.testing.assert_allclose(
         np.array(w.trellis[0]), post[0].exp().T.numpy(), atol=6e-4
     )
@@ -94,8 +99,13 @@ def _stream(**kw):
     p = np.zeros(500)
     p[100:150] = 0.8  # a hit at 2.0 s
     p[300:305] = 0.4  # a weak bump: a false alarm at low thresholds
-    return TriggerStreamView(p, [1.9, 8.0], np.random.default_rng(0).normal(size=(1000, 40)),
-                             step_seconds=0.02, **kw)  # fmt: skip
+    return TriggerStreamView(
+        p,
+        [1.9, 8.0],
+        np.random.default_rng(0).normal(size=(1000, 40)),
+        step_seconds=0.02,
+        **kw,
+    )
 
 
 def test_stream_counts_follow_the_library_rule(live):

@@ -22,9 +22,12 @@ def _widgets(tmp_path, monkeypatch):
     p[100:150] = 0.8
     p[300:305] = 0.4
     stream = TriggerStreamView(
-        p, [1.9, 8.0], np.random.default_rng(0).normal(size=(1000, 40)),
-        step_seconds=0.02, title="stream",
-    )  # fmt: skip
+        p,
+        [1.9, 8.0],
+        np.random.default_rng(0).normal(size=(1000, 40)),
+        step_seconds=0.02,
+        title="stream",
+    )
     return write_widget_page(tmp_path / "speech.html", ctc, stream), ctc, stream
 
 

@@ -16,8 +16,9 @@ WORDS = ["hat", "learn", "laern", "Transformerify"]
 @pytest.fixture(scope="module")
 def tokenizers():
     lines = wikitext_lines("train")[:600]
-    bpe = Tokenizer.train(lines, kind="bpe", vocab_size=900, special_tokens=["<unk>"],
-                          unk_token="<unk>")  # fmt: skip
+    bpe = Tokenizer.train(
+        lines, kind="bpe", vocab_size=900, special_tokens=["<unk>"], unk_token="<unk>"
+    )
     wp = Tokenizer.train(lines, kind="wordpiece", vocab_size=900)
     byte = Tokenizer.train(lines, kind="byte_bpe", vocab_size=600)
     return bpe, wp, byte
