@@ -7,7 +7,7 @@ chapter, its profile and device, and for each row our number, or *missing* when 
 not record it. Nothing is ever filled in: a damaged results file is named on the page,
 with the fix, and its chapter's numbers are shown missing. Temporary files of an
 interrupted ``record`` are never read (``results.recorded_chapters`` skips them). Used by
-``results.ipynb``.
+``results.md``.
 """
 
 from __future__ import annotations

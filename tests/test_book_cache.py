@@ -68,7 +68,10 @@ def book(tmp_path: Path) -> Path:
             ("code", "%pip install nothing\nfrom course_lib.widgets import View"),
             ("code", "from course_lib.exercises import check\ncheck('ch02.x', f)"),
         ),
-        "results.ipynb": notebook(("code", "import course_lib.runtime")),
+        # a page written as a MyST markdown notebook, as the chapters and the Results page are
+        "results.md": "---\njupytext:\n  text_representation:\n    format_name: myst\n"
+        "kernelspec:\n  display_name: Python 3\n  language: python\n  name: python3\n---\n\n"
+        "# Results\n\n```{code-cell}\nimport course_lib.runtime\n```\n",
     }
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
@@ -79,11 +82,13 @@ def book(tmp_path: Path) -> Path:
 def cache_everything(build: book_cache.Build) -> None:
     """What a successful build leaves: every page's current notebook in the cache."""
     from jupyter_cache import get_cache
+    from jupyter_cache.base import CacheBundleIn
 
     cache = get_cache(str(build.cache_dir))
     for page in book_cache.pages(build.root):
-        path = str(build.root / f"{page}.ipynb")
-        cache.cache_notebook_file(path, check_validity=False, overwrite=True)
+        path = book_cache.page_file(build.root, page)
+        bundle = CacheBundleIn(book_cache.read_notebook(path), str(path))
+        cache.cache_notebook_bundle(bundle, check_validity=False, overwrite=True)
 
 
 def cached(build: book_cache.Build) -> set[str]:
@@ -93,7 +98,7 @@ def cached(build: book_cache.Build) -> set[str]:
     return {
         page
         for page in book_cache.pages(build.root)
-        if book_cache._cached(cache, build.root / f"{page}.ipynb") is not None
+        if book_cache._cached(cache, book_cache.page_file(build.root, page)) is not None
     }
 
 
@@ -138,14 +143,16 @@ def test_a_changed_module_re_executes_the_chapter_that_imports_it_and_no_other(b
     assert book_cache.stale(build, ENV) == []  # nothing changed: nothing runs
 
     before = {
-        p: (book / f"{p}.ipynb").stat().st_mtime_ns for p in book_cache.pages(book)
+        p: book_cache.page_file(book, p).stat().st_mtime_ns
+        for p in book_cache.pages(book)
     }
     time.sleep(0.01)
     (book / "course_lib/sub/d.py").write_text("Y = 3\n", encoding="utf-8")
     assert book_cache.stale(build, ENV) == ["notebooks/02_c", "results"]
     assert cached(build) == {"notebooks/01_a"}
     after = {
-        p: (book / f"{p}.ipynb").stat().st_mtime_ns for p in book_cache.pages(book)
+        p: book_cache.page_file(book, p).stat().st_mtime_ns
+        for p in book_cache.pages(book)
     }
     assert (
         after["notebooks/01_a"] == before["notebooks/01_a"]
@@ -227,7 +234,7 @@ def test_stale_chapters_are_executed_side_by_side_into_the_cache(book):
 def course_closures() -> dict[str, list[Path]]:
     return {
         page: book_cache.module_closure(
-            ROOT, book_cache.notebook_imports(ROOT / f"{page}.ipynb")
+            ROOT, book_cache.notebook_imports(book_cache.page_file(ROOT, page))
         )
         for page in book_cache.pages(ROOT)
     }

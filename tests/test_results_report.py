@@ -86,7 +86,7 @@ def test_the_results_page_is_read_after_every_chapter():
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
     pages = [c["file"] for part in toc["parts"] for c in part["chapters"]]
     results_page = [p for p in pages if p.endswith("results")]
-    assert results_page and (ROOT / f"{results_page[0]}.ipynb").is_file()
+    assert results_page and (ROOT / f"{results_page[0]}.md").is_file()
     chapters = [
         str(p.relative_to(ROOT).with_suffix("")) for p in toc_chapters(ROOT).values()
     ]

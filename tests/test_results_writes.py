@@ -3,7 +3,7 @@
 Real processes throughout: a writer killed in the middle of its write (SIGKILL, SIGTERM),
 two writers recording into one chapter at the same instant, a file-size limit set with
 ``RLIMIT_FSIZE``. After each, the Results page (``results_report.results_markdown``,
-what ``results.ipynb`` shows) is built from what is on disk.
+what ``results.md`` shows) is built from what is on disk.
 """
 
 import fcntl

@@ -35,6 +35,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from notebook_imports import (  # tools/
+    is_notebook,
     module_closure,
     notebook_imports,
     page_file,
@@ -76,7 +77,7 @@ def pages(root: Path, toc_file: Path | None = None) -> list[str]:
 
     toc = yaml.safe_load((toc_file or root / "_toc.yml").read_text(encoding="utf-8"))
     files = [c["file"] for part in toc["parts"] for c in part["chapters"]]
-    return [f for f in files if (root / f"{f}.ipynb").is_file()]
+    return [f for f in files if is_notebook(root, f)]
 
 
 def _digest(chunks: Iterable[bytes]) -> str:

@@ -52,6 +52,16 @@ def _parse(source: str) -> ast.AST:
     return ast.parse("\n".join(lines))
 
 
+def is_notebook(root: Path, page: str) -> bool:
+    """Whether a page of the book is executed: an ``.ipynb``, or a MyST markdown notebook (a
+    ``.md`` whose front matter names a kernel)."""
+    text = root / f"{page}.md"
+    if text.is_file():
+        head = text.read_text(encoding="utf-8")[:1000]
+        return head.startswith("---") and "\nkernelspec:" in head.split("\n---", 1)[0]
+    return (root / f"{page}.ipynb").is_file()
+
+
 def page_file(root: Path, page: str) -> Path:
     """The file a notebook page of the book is read from: its MyST text source
     (``notebooks/03_backprop.md``) where it has one, else its ``.ipynb``."""
