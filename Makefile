@@ -17,7 +17,7 @@ endif
 export COURSE_LIB_DATA
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: help install book book-all chapter _chapter gpu-check seeds test-newest test unit notebooks notebooks-sync book-check lint clean
+.PHONY: help install book book-all chapter _chapter gpu-check seeds test-newest test unit notebooks notebooks-sync duplicates book-check lint clean
 
 help:
 	@echo "make book   build the HTML book (profile: COURSE_PROFILE=smoke|cpu|gpu, default gpu with CUDA else cpu)"
@@ -26,6 +26,7 @@ help:
 	@echo "make gpu-check   every chapter with the gpu sizes, a few steps each, on the CPU"
 	@echo "make seeds N=09   a chapter (or N=all) again with seeds 1 and 2: the asserts and verdicts that do not hold"
 	@echo "make test   unit tests, notebooks under nbval (smoke profile) and the book build check"
+	@echo "make duplicates   the duplicates command over course_lib, tests, tools and the chapters' code"
 	@echo "make notebooks-sync   format each chapter's text source (notebooks/NN_*.md) and write its .ipynb"
 
 $(STAMP): requirements.txt pyproject.toml
@@ -94,6 +95,17 @@ unit: $(STAMP)
 # tests/test_notebooks_sync.py fails while the two disagree.
 notebooks-sync: $(STAMP)
 	$(BIN)/python tools/notebooks_sync.py $(N)
+
+# The `duplicates` command over the course's code with each chapter's code cells beside it (as a
+# py:percent script each, in a folder of its own, since it reads no notebook or markdown).
+MOST ?= 40
+duplicates: $(STAMP)
+	tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	git ls-files -z course_lib tests tools benchmarks | xargs -0 cp --parents -t "$$tmp"; \
+	mkdir "$$tmp/notebooks"; \
+	for f in notebooks/[0-9][0-9]_*.md; do \
+		$(BIN)/jupytext --quiet --to py:percent -o "$$tmp/$${f%.md}.py" "$$f"; done; \
+	duplicates --repo "$$tmp" --most $(MOST) --seconds 120
 
 notebooks: $(STAMP)
 	OMP_NUM_THREADS=1 COURSE_PROFILE=smoke $(BIN)/python -m pytest -q --nbval-lax --nbval-current-env \
