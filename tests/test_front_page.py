@@ -21,10 +21,11 @@ PACKAGE = Path(course_lib.__file__).parent
 MAX_COLUMNS, MAX_ROW_TEXT = 4, 110
 
 
-def chapter_table() -> list[list[str]]:
-    """The rows of the table under "## Chapters" (header first), as lists of cell sources."""
-    lines = INTRO.read_text(encoding="utf-8").splitlines()
-    start = lines.index("## Chapters")
+def table(path: Path, heading: str | None = None) -> list[list[str]]:
+    """The rows of the first table in ``path`` (after ``heading``), header first, as lists
+    of cell sources."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    start = lines.index(heading) if heading else 0
     first = next(i for i in range(start, len(lines)) if lines[i].startswith("|"))
     block = []
     for line in lines[first:]:
@@ -33,6 +34,11 @@ def chapter_table() -> list[list[str]]:
         block.append(line)
     rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in block]
     return [rows[0], *rows[2:]]  # without the | --- | line
+
+
+def chapter_table() -> list[list[str]]:
+    """The front page's table under "## Chapters"."""
+    return table(INTRO, "## Chapters")
 
 
 def exists(name: str) -> bool:
@@ -75,3 +81,12 @@ def test_the_chapter_table_fits_the_text_column():
         if (n := sum(len(rendered(c)) for c in row)) > MAX_ROW_TEXT
     }
     assert not long, f"rows over {MAX_ROW_TEXT} characters of text: {long}"
+
+
+def test_every_package_the_readme_table_names_exists():
+    """README.md's chapter table, the front page's twin: ``name/`` or ``name.py`` cells."""
+    header, *rows = table(ROOT / "README.md")
+    column = header.index("`course_lib`")
+    named = [n for r in rows for n in re.findall(r"`([\w/.]+)`", r[column])]
+    assert len(rows) >= 10 and len(named) >= len(rows)
+    assert not [n for n in named if not (PACKAGE / n).exists()], named
