@@ -1,5 +1,5 @@
-"""The front page (book/intro.md): its chapter table names only code that exists, and stays
-narrow enough for the text column.
+"""The front page (book/intro.md) and README.md: their chapter tables name only code that exists,
+and the front page's stays narrow enough for the text column.
 
 The table's ``course_lib`` column names the packages a chapter builds (``backprop``, not an
 ``autograd`` that never existed); every ``course_lib.X`` the page names elsewhere exists too.
