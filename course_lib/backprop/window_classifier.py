@@ -29,6 +29,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from course_lib.backprop import Value, softmax_cross_entropy, zero_grad
+from course_lib.data.batching import shuffled_batches
 from course_lib.data.vocab import Vocab
 from course_lib.data.windows import context_at
 from course_lib.runtime import progress_bar, run_seed
@@ -132,7 +133,8 @@ def make_batches(
 ) -> list[Batch]:
     """Split (N, K) windows and (N,) tags into a list of (B, K), (B,) batches.
 
-    With ``seed`` the order is shuffled once, deterministically; the same list can then be fed to
+    With ``seed`` the order is shuffled once, deterministically (one epoch of
+    :func:`course_lib.data.batching.shuffled_batches`); the same list can then be fed to
     both trainers so that they see the same batches in the same order.
     """
     if ids.dim() != 2 or tags.shape != ids.shape[:1]:
@@ -141,13 +143,10 @@ def make_batches(
         )
     if not isinstance(batch_size, int) or batch_size < 1:
         raise ValueError(f"batch_size must be a positive int; got {batch_size!r}")
-    order = torch.arange(ids.size(0), device=ids.device)  # (N,)
-    if seed is not None:
-        perm = torch.randperm(
-            ids.size(0), generator=torch.Generator().manual_seed(run_seed(seed))
-        )
-        order = perm.to(ids.device)  # (N,)
-    return [(ids[j], tags[j]) for j in order.split(batch_size)]  # (B, K), (B,)
+    if seed is None:
+        return list(zip(ids.split(batch_size), tags.split(batch_size)))  # (B, K), (B,)
+    gen = torch.Generator().manual_seed(run_seed(seed))
+    return shuffled_batches(ids, tags, batch_size, gen)  # (B, K), (B,)
 
 
 def init_params(

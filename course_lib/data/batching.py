@@ -11,17 +11,22 @@ which sentences meet (``window``).
 Used by translation (Chapters 7-8), SST-2's classifiers (Chapters 2, 5, 6, 9), the tagger
 (Chapter 6) and speech (Chapter 10); each keeps its own seeded order of the batches
 across epochs, so its recorded results do not move.
+
+Rows of equal length need no padding: :func:`batches` cuts aligned tensors into one
+epoch of minibatches in a seeded random order (word2vec, the parser, the window
+classifiers), and :func:`shuffled_batches` is that epoch as a list.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import torch
 from torch import Tensor
 from torch.nn.utils.rnn import pad_sequence
 
 __all__ = [
+    "batches",
     "length_groups",
     "length_mask",
     "pad",
@@ -44,12 +49,7 @@ def length_groups(
     ``window`` items (default: all at once), and cut into batches of ``batch_size`` (the
     last of each window may be smaller). Returns the batches as lists of indices.
     """
-    if (
-        not isinstance(batch_size, int)
-        or isinstance(batch_size, bool)
-        or batch_size < 1
-    ):
-        raise ValueError(f"batch_size must be an int >= 1; got {batch_size!r}")
+    _check_batch_size(batch_size)
     n = len(lengths)
     if order is None:
         order = range(n)
@@ -117,13 +117,50 @@ def length_mask(lengths: Tensor, T: int | None = None) -> Tensor:
     return torch.arange(T, device=lengths.device) < lengths[:, None]  # (B, T)
 
 
+def batches(
+    examples: Tensor | Sequence[Tensor],
+    batch_size: int,
+    *,
+    shuffle: bool = True,
+    generator: torch.Generator | None = None,
+    drop_last: bool = False,
+) -> Iterator[tuple[Tensor, ...]]:
+    """Mini-batches of aligned tensors (each (P, ...)) -> tuples of (B, ...) slices, one
+    epoch, made as they are asked for. Chapter 1 on.
+
+    Shuffled with ``generator`` (a CPU ``torch.Generator``) so that a seed fixes the order.
+    """
+    tensors = (examples,) if isinstance(examples, Tensor) else tuple(examples)
+    if not tensors or any(t.size(0) != tensors[0].size(0) for t in tensors):
+        shapes = [str(tuple(t.shape)) for t in tensors]
+        raise ValueError(f"examples must share their first dimension, got {shapes}")
+    _check_batch_size(batch_size)
+    n = tensors[0].size(0)
+    order = (
+        torch.randperm(n, generator=generator) if shuffle else torch.arange(n)
+    )  # (P,)
+    for start in range(0, n, batch_size):
+        idx = order[start : start + batch_size]  # (B,)
+        if drop_last and idx.numel() < batch_size:
+            return
+        yield tuple(t[idx.to(t.device)] for t in tensors)  # (B, ...) each
+
+
 def shuffled_batches(
     x: Tensor, y: Tensor, batch_size: int, generator: torch.Generator
 ) -> list[tuple[Tensor, Tensor]]:
     """One epoch of (x, y) minibatches of ``batch_size`` rows in a fresh random order drawn
-    from ``generator`` (on the CPU, so a seed gives the same order on every device)."""
+    from ``generator`` (on the CPU, so a seed gives the same order on every device): the
+    whole epoch of :func:`batches` at once."""
     if len(x) != len(y):
         raise ValueError(f"x and y must have the same rows; got {len(x)} and {len(y)}")
-    order = torch.randperm(len(x), generator=generator).to(x.device)  # (N,)
-    return [(x[order[s : s + batch_size]], y[order[s : s + batch_size]])
-            for s in range(0, len(x), batch_size)]  # fmt: skip
+    return list(batches((x, y), batch_size, generator=generator))  # (B, ...) pairs
+
+
+def _check_batch_size(batch_size: int) -> None:
+    if (
+        isinstance(batch_size, bool)
+        or not isinstance(batch_size, int)
+        or batch_size < 1
+    ):
+        raise ValueError(f"batch_size must be an int >= 1; got {batch_size!r}")

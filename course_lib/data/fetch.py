@@ -139,14 +139,7 @@ def fetch(dataset: str, file: str, *, opener: Opener | None = None) -> Path:
                 _consume(chunks, dataset, spec, str(path), fix)
             _record_mirror(dataset, spec, path)
             return dest
-    if dest.is_file():
-        if not sidecar_ok(dest, spec):
-            fix = _fix(dataset, spec, dest)
-            _consume(_file_chunks(dest), dataset, spec, str(dest), fix)
-            write_sidecar(dest, spec)
-        return dest
-    _download(dataset, spec, dest, opener or _urlopen)
-    return dest
+    return fetch_spec(dataset, spec, dest, opener=opener)  # the cache, then the URL
 
 
 def fetch_spec(

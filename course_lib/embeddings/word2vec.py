@@ -19,12 +19,13 @@ vector tables; both have shape (V, D).)
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 import torch
 import torch.nn as nn
 from torch import Tensor
 
+from course_lib.data.batching import batches  # re-exported: Chapter 1 imports it here
 from course_lib.data.windows import context_at
 from course_lib.embeddings._common import (
     Corpus,
@@ -261,34 +262,6 @@ class CBOW(_Word2Vec):
     def forward(self, context: Tensor, mask: Tensor | None, centre: Tensor) -> Tensor:
         """Mean of J = -log P(c | context) over the batch -> scalar."""
         return naive_softmax_loss(self.context_vector(context, mask), centre, self.U)
-
-
-def batches(
-    examples: Tensor | Sequence[Tensor],
-    batch_size: int,
-    *,
-    shuffle: bool = True,
-    generator: torch.Generator | None = None,
-    drop_last: bool = False,
-) -> Iterator[tuple[Tensor, ...]]:
-    """Mini-batches of aligned tensors (each (P, ...)) -> tuples of (B, ...) slices. Chapter 1.
-
-    Shuffled with ``generator`` (a CPU ``torch.Generator``) so that a seed fixes the order.
-    """
-    tensors = (examples,) if isinstance(examples, Tensor) else tuple(examples)
-    if not tensors or any(t.size(0) != tensors[0].size(0) for t in tensors):
-        shapes = [describe(t) for t in tensors]
-        raise ValueError(f"examples must share their first dimension, got {shapes}")
-    check_positive_int(batch_size, "batch_size")
-    n = tensors[0].size(0)
-    order = (
-        torch.randperm(n, generator=generator) if shuffle else torch.arange(n)
-    )  # (P,)
-    for start in range(0, n, batch_size):
-        idx = order[start : start + batch_size]  # (B,)
-        if drop_last and idx.numel() < batch_size:
-            return
-        yield tuple(t[idx.to(t.device)] for t in tensors)  # (B, ...) each
 
 
 def hand_sgd_step(

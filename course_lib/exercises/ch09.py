@@ -212,25 +212,14 @@ def _corrupt_cases(gen):
     return cases
 
 
-def prefix_attention_output(q, k, v, prefix_k, prefix_v):
+def prefix_attention_output(q, k, v, prefix_k, prefix_v, *, shift=True, causal=True):
     """One head with a prefix: softmax(q [K_p; K]ᵀ / √d_k) [V_p; V], every prefix key
-    visible and the T real keys causal. q, k, v: (T, d); prefix_k, prefix_v: (P, d)."""
+    visible and the T real keys causal. q, k, v: (T, d); prefix_k, prefix_v: (P, d).
+    The keywords give the mistakes (a mask not shifted by P, no mask)."""
     T, P = q.size(0), prefix_k.size(0)
     keys, values = torch.cat([prefix_k, k]), torch.cat([prefix_v, v])  # (P + T, d)
-    mask = torch.ones(T, P + T, dtype=torch.bool).tril(diagonal=P)  # (T, P + T)
-    return scaled_dot_product_attention(q, keys, values, mask)[0]  # (T, d)
-
-
-def _prefix_unshifted(q, k, v, prefix_k, prefix_v):
-    T, P = q.size(0), prefix_k.size(0)
-    mask = torch.ones(T, P + T, dtype=torch.bool).tril()  # not shifted by P
-    keys, values = torch.cat([prefix_k, k]), torch.cat([prefix_v, v])
-    return scaled_dot_product_attention(q, keys, values, mask)[0]
-
-
-def _prefix_unmasked(q, k, v, prefix_k, prefix_v):
-    keys, values = torch.cat([prefix_k, k]), torch.cat([prefix_v, v])
-    return scaled_dot_product_attention(q, keys, values)[0]
+    mask = torch.ones(T, P + T, dtype=torch.bool).tril(P if shift else 0)  # (T, P + T)
+    return scaled_dot_product_attention(q, keys, values, mask if causal else None)[0]
 
 
 def _prefix_two_softmaxes(q, k, v, prefix_k, prefix_v):
@@ -289,9 +278,12 @@ register(
         (
             Mistake(
                 "the causal mask is not shifted by P: early tokens miss prefix keys",
-                _prefix_unshifted,
+                lambda *a: prefix_attention_output(*a, shift=False),
             ),
-            Mistake("no causal mask: the real tokens see the future", _prefix_unmasked),
+            Mistake(
+                "no causal mask: the real tokens see the future",
+                lambda *a: prefix_attention_output(*a, causal=False),
+            ),
             Mistake(
                 "two softmaxes, over the prefix and over the tokens, and the outputs "
                 "added",
@@ -352,9 +344,8 @@ register_questions(
             10 * 12 * 768: "That counts the keys only; each layer also gets P values.",
             32 * 10 * 12 * 2 * 768: "The prefix belongs to the task, not to an "
             "example: the batch reads one table, broadcast over its rows.",
-            10
-            * 2
-            * 768: "That is one layer's; every layer has its own keys and values.",
+            10 * 2 * 768: "That is one layer's; every layer has its own keys and "
+            "values.",
         },
     ),
     Question(

@@ -31,6 +31,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
+from course_lib.data.batching import batches
 from course_lib.parsing.batch_parser import Parse, parse
 from course_lib.parsing.evaluation import AttachmentScores, attachment_scores
 from course_lib.parsing.features import (
@@ -189,12 +190,12 @@ def load_word_vectors(
 def _shuffled_batches(
     x: Tensor, y: Tensor, batch_size: int, gen: torch.Generator, deadline: float
 ) -> Iterator[tuple[Tensor, Tensor]]:
-    order = torch.randperm(len(y), generator=gen)  # (M,)
-    for start in range(0, len(y), batch_size):
-        if time.perf_counter() > deadline and start > 0:
+    """One epoch of :func:`course_lib.data.batching.batches`, cut short once the
+    ``deadline`` has passed (after the first batch)."""
+    for batch in batches((x, y), batch_size, generator=gen):
+        yield batch
+        if time.perf_counter() > deadline:
             return
-        idx = order[start : start + batch_size]
-        yield x[idx], y[idx]
 
 
 def _word_dropout(vocabs: ParserVocabs, alpha: float, device: torch.device):

@@ -22,7 +22,7 @@ import torch
 from torch import Tensor, nn
 
 from course_lib.runtime import run_seed
-from course_lib.training import fit
+from course_lib.training import evaluating, fit
 from course_lib.transformer.attention import MultiHeadAttention
 from course_lib.transformer.layers import FeedForward
 from course_lib.transformer.train import SortStack, sort_batches
@@ -117,24 +117,22 @@ def head_ablation(
     et al., 2019, ablate heads this way). Returns (the full model's loss, {module name,
     e.g. "encoder.0.self_attn": the (H,) increases of the loss}). Masks are removed after.
     """
-    was_training = model.training
-    model.eval()
     modules = {
         n: m for n, m in model.named_modules() if isinstance(m, MultiHeadAttention)
     }
-    try:
-        base = float(loss())
-        costs = {}
-        for name, mha in modules.items():
-            row = torch.zeros(mha.n_heads)  # (H,)
-            for h in range(mha.n_heads):
-                mha.head_mask = torch.ones(mha.n_heads)
-                mha.head_mask[h] = 0.0
-                row[h] = float(loss()) - base
-            mha.head_mask = None
-            costs[name] = row
-    finally:
-        for mha in modules.values():
-            mha.head_mask = None
-        model.train(was_training)
+    with evaluating(model):
+        try:
+            base = float(loss())
+            costs = {}
+            for name, mha in modules.items():
+                row = torch.zeros(mha.n_heads)  # (H,)
+                for h in range(mha.n_heads):
+                    mha.head_mask = torch.ones(mha.n_heads)
+                    mha.head_mask[h] = 0.0
+                    row[h] = float(loss()) - base
+                mha.head_mask = None
+                costs[name] = row
+        finally:
+            for mha in modules.values():
+                mha.head_mask = None
     return base, costs

@@ -30,7 +30,7 @@ from course_lib.widgets.attention_examples import (  # re-exported for older imp
     attention_example,
     translation_example,
 )
-from course_lib.widgets.base import CourseWidget, js_path
+from course_lib.widgets.base import CourseWidget, in_range, js_path
 
 __all__ = [
     "AttentionExplorer",
@@ -134,12 +134,7 @@ class AttentionExplorer(CourseWidget):
 
     @t.validate("index")
     def _check_index(self, proposal: dict) -> int:
-        value = int(proposal["value"])
-        if self.examples and not 0 <= value < len(self.examples):
-            raise t.TraitError(
-                f"index must be in 0..{len(self.examples) - 1}; got {value}"
-            )
-        return value
+        return in_range("index", proposal["value"], len(self.examples))
 
     @t.observe("index")
     def _reset_view(self, change: dict) -> None:

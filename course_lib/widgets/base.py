@@ -41,7 +41,15 @@ import anywidget
 import numpy as np
 import traitlets as t
 
-__all__ = ["CourseWidget", "js_path", "js_source", "show", "to_jsonable", "widget_mode"]
+__all__ = [
+    "CourseWidget",
+    "in_range",
+    "js_path",
+    "js_source",
+    "show",
+    "to_jsonable",
+    "widget_mode",
+]
 
 MODES = ("live", "html")
 JS_DIR = pathlib.Path(__file__).resolve().parent / "js"
@@ -108,6 +116,15 @@ def _code(path: pathlib.Path) -> str:
 
 # a top-level declaration in js/shared/*.js (helper names are plain identifiers)
 _TOP_LEVEL = re.compile(r"^(?:function|const|let)\s+([A-Za-z_]\w*)", re.M)
+
+
+def in_range(name: str, value: Any, size: int) -> int:
+    """``value`` as an int, for a ``@t.validate`` method: one of positions 0..size − 1 of
+    what trait ``name`` picks, or anything while there is nothing to pick (size 0)."""
+    value = int(value)
+    if size and not 0 <= value < size:
+        raise t.TraitError(f"{name} must be in 0..{size - 1}; got {value}")
+    return value
 
 
 def to_jsonable(array: Any, decimals: int = 3) -> Any:

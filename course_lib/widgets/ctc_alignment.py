@@ -21,7 +21,7 @@ from matplotlib.figure import Figure
 
 from course_lib import viz
 from course_lib.speech.ctc import collapse, ctc_posteriors, extend_labels, viterbi_path
-from course_lib.widgets.base import CourseWidget, js_path, to_jsonable
+from course_lib.widgets.base import CourseWidget, in_range, js_path, to_jsonable
 
 __all__ = ["CTCAlignmentExplorer"]
 
@@ -95,20 +95,12 @@ class CTCAlignmentExplorer(CourseWidget):
 
     @t.validate("index")
     def _check_index(self, proposal: dict) -> int:
-        value = int(proposal["value"])
-        if self.names and not 0 <= value < len(self.names):
-            raise t.TraitError(
-                f"index must be in 0..{len(self.names) - 1}; got {value}"
-            )
-        return value
+        return in_range("index", proposal["value"], len(self.names))
 
     @t.validate("step")
     def _check_step(self, proposal: dict) -> int:
-        value = int(proposal["value"])
         T = len(self.paths[self.index]) if self.paths else 0
-        if T and not 0 <= value < T:
-            raise t.TraitError(f"step must be in 0..{T - 1}; got {value}")
-        return value
+        return in_range("step", proposal["value"], T)
 
     @t.observe("index")
     def _keep_step_in_range(self, change: dict) -> None:

@@ -27,7 +27,7 @@ from course_lib.embeddings.evaluation import (
     analogy,
     nearest_neighbours,
 )
-from course_lib.widgets.base import CourseWidget, js_path, to_jsonable
+from course_lib.widgets.base import CourseWidget, in_range, js_path, to_jsonable
 
 __all__ = ["EmbeddingExplorer"]
 
@@ -204,11 +204,9 @@ class EmbeddingExplorer(CourseWidget):
 
     @t.validate("word_index", "analogy_index")
     def _check_index(self, proposal: dict) -> int:
-        name, value = proposal["trait"].name, int(proposal["value"])
+        name = proposal["trait"].name
         size = len(self.words if name == "word_index" else self.analogies)
-        if size and not 0 <= value < size:
-            raise t.TraitError(f"{name} must be in 0..{size - 1}; got {value}")
-        return value
+        return in_range(name, proposal["value"], size)
 
     def _plain_text(self) -> str:
         shown = ", ".join(self.words[:6]) + (" …" if len(self.words) > 6 else "")

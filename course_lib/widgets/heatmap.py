@@ -18,7 +18,7 @@ import traitlets as t
 from matplotlib.figure import Figure
 
 from course_lib import viz
-from course_lib.widgets.base import CourseWidget, js_path, to_jsonable
+from course_lib.widgets.base import CourseWidget, in_range, js_path, to_jsonable
 
 __all__ = ["HeatmapExplorer"]
 
@@ -158,12 +158,7 @@ class HeatmapExplorer(CourseWidget):
 
     @t.validate("index")
     def _check_index(self, proposal: dict) -> int:
-        value = int(proposal["value"])
-        if self.names and not 0 <= value < len(self.names):
-            raise t.TraitError(
-                f"index must be in 0..{len(self.names) - 1}; got {value}"
-            )
-        return value
+        return in_range("index", proposal["value"], len(self.names))
 
     def matrix(self, name_or_index: str | int | None = None) -> np.ndarray:
         """The rounded (R, C) matrix as an array (NaN where a value is missing)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import traitlets as t
 
-from course_lib.widgets.base import CourseWidget
+from course_lib.widgets.base import CourseWidget, in_range
 
 __all__ = ["SteppedRecords"]
 
@@ -30,10 +30,7 @@ class SteppedRecords(CourseWidget):
 
     @t.validate("index")
     def _check_index(self, proposal: dict) -> int:
-        value, records = int(proposal["value"]), self._records()
-        if records and not 0 <= value < len(records):
-            raise t.TraitError(f"index must be in 0..{len(records) - 1}; got {value}")
-        return value
+        return in_range("index", proposal["value"], len(self._records()))
 
     @t.observe("index")
     def _reset_step(self, change: dict) -> None:

@@ -1,7 +1,8 @@
 """Every built page in a real browser (headless Chromium via Playwright), at desktop and phone
 widths, offline from file://: no request leaves the machine, no JavaScript or MathJax error,
 every image loads, nothing overflows the text column, every widget is there and reacts, every
-dropdown opens. A screenshot of each page and width goes to ``_build/screenshots/``.
+dropdown opens, and the front page's tables fit its column without a scroll bar. A
+screenshot of each page and width goes to ``_build/screenshots/``.
 
 Run by ``make book-check`` after the build; the harness is ``tests/widget_browser.py``.
 """
@@ -40,6 +41,12 @@ OVERFLOW_JS = """() => {
   const page = document.documentElement.scrollWidth > window.innerWidth + 1;
   return {page, elements: out.slice(0, 5)};
 }"""
+
+# Tables the theme wraps in a box that scrolls sideways, and which need that scroll bar: the
+# front page's must fit its column at desktop width (its chapter table once did not).
+SCROLLING_TABLES_JS = """() => [...document.querySelectorAll('.pst-scrollable-table-container')]
+  .filter(box => box.scrollWidth > box.clientWidth + 1)
+  .map(box => box.textContent.trim().slice(0, 40) + ' width=' + box.scrollWidth)"""
 
 # Change a widget's first visible control and say whether the widget's DOM changed.
 REACT_JS = """async root => {
@@ -104,6 +111,8 @@ def test_page_in_the_browser(name, width):
             ".map(i => i.getAttribute('src'))"
         )
         overflow = page.evaluate(OVERFLOW_JS)
+        front = name == toc_pages()[0] and width == "desktop"
+        wide_tables = page.evaluate(SCROLLING_TABLES_JS) if front else []
         widgets = page.locator("div.course-widget")
         reactions = [widgets.nth(i).evaluate(REACT_JS) for i in range(widgets.count())]
         # every dropdown and folded cell opens on a click of its summary (one round trip:
@@ -129,6 +138,8 @@ def test_page_in_the_browser(name, width):
         problems.append(f"images that did not load: {broken}")
     if overflow["page"] or overflow["elements"]:
         problems.append(f"the text column overflows: {overflow}")
+    if wide_tables:
+        problems.append(f"tables wider than the front page's column: {wide_tables}")
     if any(r != "reacted" for r in reactions):
         problems.append(f"widgets that do not react: {reactions}")
     if unopened:
