@@ -5,22 +5,20 @@ at most 400 shown code lines a chapter, no shown line that only records a number
 claim, no output that is only a stray value, no words about how the book is built, and every
 figure the executed notebook drew on the page, none of them empty. (That widgets render and
 react is checked page by page in test_pages_browser.py.) The measurements are
-``tools/page_metrics.py``'s, which prints them for every chapter.
+``page_metrics.py``'s (beside this file), which prints them for every chapter.
 
 Run by ``make book-check`` after the build.
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
+import page_metrics
 import pytest
+from widget_browser import BOOK_HTML
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
-import page_metrics  # noqa: E402
-from widget_browser import BOOK_HTML  # noqa: E402
 
 HTML = BOOK_HTML
 

@@ -1,7 +1,7 @@
 """How a built chapter page reads, measured in headless Chromium at a desktop width.
 
-    python tools/page_metrics.py [_build/html] [--json out.json]
-    python tools/page_metrics.py _build/chapter-03/_build/html   # after make chapter N=03
+    python tests/book/page_metrics.py [_build/html] [--json out.json]
+    python tests/book/page_metrics.py _build/chapter-03/_build/html   # after make chapter N=03
 
 prints, for every chapter page of the built book, what book/writing.md limits: the code lines
 a reader sees (cells not folded), shown cells over 25 lines, code blocks wider than the text
@@ -20,10 +20,14 @@ import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-# A comment for a tool (formatter, linter, type checker), which the page leaves out.
-from book_extensions import PRAGMA  # tools/, beside this file
-
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
+# A comment for a tool ending a line (fmt skip/off/on, a noqa with its codes, a type-ignore):
+# a chapter's shown code carries none (the formatter lays it out; notebooks/ruff.toml).
+PRAGMA = re.compile(
+    r"[ \t]*#[ \t]*(?:fmt:[ \t]*(?:skip|off|on)"
+    r"|noqa(?::[ \t]*[A-Z]+[0-9]+(?:[, \t]+[A-Z]+[0-9]+)*)?"
+    r"|type:[ \t]*ignore(?:\[[\w, -]+\])?)[ \t]*$"
+)
 WIDTH, HEIGHT = 1280, 900
 MAX_CELL_LINES = 25
 MAX_PAGE_LINES = 400
