@@ -39,6 +39,7 @@ __all__ = [
     "load_checkpoint",
     "lr_at",
     "pretrain",
+    "rank_batch",
     "save_checkpoint",
 ]
 
@@ -135,8 +136,18 @@ def _world() -> tuple[int, int]:
     return 0, 1
 
 
-def _batch(blocks: Tensor, step: int, cfg: TrainConfig, rank: int, world: int):
-    """This rank's rows (B_r, T) of global batch ``step``: a function of the step only."""
+def rank_batch(
+    blocks: Tensor, step: int, cfg: TrainConfig, rank: int, world: int
+) -> Tensor:
+    """This rank's rows (B_r, T) of global batch ``step``, B_r = B / world: a function of
+    the step only, so a resumed run sees the same batches.
+
+    A ``DistributedSampler`` shuffles the n blocks' indices once per epoch (the same
+    permutation on every rank, seeded by ``cfg.seed`` and the epoch) and deals them out,
+    rank r taking positions r, r + world, r + 2·world, …; batch i of an epoch is the i-th
+    run of B_r of them. The world's shares of batch i are then the one-process batch i,
+    dealt out: the ranks together see the same B blocks as one process. Chapter 9.
+    """
     per_epoch = blocks.size(0) // cfg.batch_size
     if per_epoch == 0:
         raise ValueError(
@@ -254,7 +265,7 @@ def pretrain(
     stop = cfg.steps if until is None else min(until, cfg.steps)
     for step in range(start, stop):
         _set_lr(opt, lr_at(step, cfg))  # warm-up, then the cosine
-        batch = _batch(blocks, step, cfg, rank, world).to(device)  # (B_r, T)
+        batch = rank_batch(blocks, step, cfg, rank, world).to(device)  # (B_r, T)
         with torch.autocast(device.type, dtype=torch.bfloat16, enabled=amp):
             loss = objective(net, batch)
         opt.zero_grad(set_to_none=True)
