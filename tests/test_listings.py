@@ -6,6 +6,11 @@ public boundary in at most one ``_check_*`` call. No line of a listing, docstrin
 is wider than the text column's 88 characters. A class shown whole is held to the same
 rule method by method. The listings are found in the notebooks themselves, so a new
 ``show_source`` is checked the day it is written.
+
+A listing meets the length rule by being the algorithm, not by moving the lecture's step
+into a helper the page never shows: it calls no private helper (``_name``, checks aside)
+that nothing else calls, unless that helper is shown too or holds only bookkeeping, listed
+in ``BOOKKEEPING`` with what it holds.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 import ast
 import inspect
 import json
+import re
 import textwrap
 from pathlib import Path
 
@@ -24,6 +30,36 @@ MAX_BODY = 20
 MAX_WIDTH = (
     88  # the code column holds 90 characters at 1280 px (book/_static/course.css)
 )
+
+
+# Single-use private helpers a listing may call, because they hold bookkeeping and not the
+# step the chapter teaches (which stays in the listing): "module:helper" -> what it holds.
+BOOKKEEPING = {
+    "course_lib.lm.rnn_lm:_windows": "the progress bar and the cpu profile's step budget",
+    "course_lib.lm.rnn_lm:_record": "the history, the schedule's step, the divergence stop",
+    "course_lib.seq2seq.attention_cost:_saved_bytes": "a memory meter (saved-tensor hooks)",
+    "course_lib.seq2seq.attention_cost:_best_seconds": "a stopwatch, best of n runs",
+    "course_lib.seq2seq.noisy_channel:_lattice": "the tables the beam reads (t, bigrams)",
+    "course_lib.seq2seq.noisy_channel:_best_distinct": (
+        "the beam's pruning with duplicate prefixes merged (no word then w = w then no "
+        "word); the listing scores every extension by eq. (1)-(2)"
+    ),
+    "course_lib.decoding.search:_start_beams": (
+        "the prompt fed, then K copies of each row; the step the page teaches (extend by "
+        "every word, top 2K, back-pointers) is in beam_search"
+    ),
+    # pretrain: one process or many, the plumbing around nanoGPT's loop, which is shown
+    "course_lib.pretraining.distributed:_world": "the rank and world size, or 0 and 1",
+    "course_lib.pretraining.distributed:_start": "the optimiser and the resumed step",
+    "course_lib.pretraining.distributed:_set_lr": "writes lr_at's rate into the optimiser",
+    "course_lib.pretraining.distributed:_mean_over_ranks": "the logged loss's all-reduce",
+    "course_lib.pretraining.distributed:_log_and_save": "rank 0's log and checkpoints",
+    "course_lib.pretraining.distributed:_wait_for_every_rank": "the final barrier",
+}
+SOURCES = {
+    p: p.read_text(encoding="utf-8")
+    for p in sorted((ROOT / "course_lib").rglob("*.py"))
+}
 
 
 def code_cells(path: Path) -> list[str]:
@@ -112,7 +148,40 @@ def problems(name: str, fn: ast.FunctionDef, source: str) -> list[str]:
     return found
 
 
+def references(name: str, module_file: Path) -> int:
+    """How often course_lib uses ``name`` besides defining it: across the package when one
+    file defines it, else (several helpers of that name) in ``module_file`` only."""
+    definition = re.compile(rf"^\s*(?:async )?def {name}\b", re.M)
+    defining = [p for p, text in SOURCES.items() if definition.search(text)]
+    files = list(SOURCES) if len(defining) == 1 else [module_file]
+    return sum(
+        len(re.findall(rf"\b{name}\b", SOURCES[p]))
+        - len(definition.findall(SOURCES[p]))
+        for p in files
+    )
+
+
+def hidden_helpers(obj: object, fn: ast.FunctionDef, shown: set[str]) -> list[str]:
+    """The private helpers (``"module:name"``) ``fn`` calls that nothing else calls and
+    no chapter shows: where a lecture's step could hide off the page."""
+    module = inspect.getmodule(obj)
+    found = []
+    for node in ast.walk(fn):
+        if not isinstance(node, ast.Call):
+            continue
+        name = getattr(node.func, "id", None) or getattr(node.func, "attr", "")
+        if (
+            name.startswith("_")
+            and not name.startswith(("__", "_check"))
+            and name not in shown
+            and references(name, Path(inspect.getfile(module))) == 1
+        ):
+            found.append(f"{module.__name__}:{name}")
+    return found
+
+
 CASES = [(nb.stem, expr, obj) for nb in NOTEBOOKS for expr, obj in listings(nb)]
+SHOWN = {getattr(obj, "__name__", "") for _, _, obj in CASES}
 
 
 def test_the_chapters_show_listings():
@@ -131,4 +200,20 @@ def test_a_listing_reads_like_the_lecture(chapter, expr, obj):
     ]
     for name, fn in functions_shown(obj):
         found += problems(name, fn, source)
+        found += [
+            f"{name} calls {helper}, a private helper used only there: inline it, show "
+            "it, or (bookkeeping only) list it in BOOKKEEPING with what it holds"
+            for helper in hidden_helpers(obj, fn, SHOWN)
+            if helper not in BOOKKEEPING
+        ]
     assert not found, f"{chapter} shows {expr}: " + "; ".join(found)
+
+
+def test_every_bookkeeping_entry_is_still_a_listings_hidden_helper():
+    used = {
+        helper
+        for _, _, obj in CASES
+        for _, fn in functions_shown(obj)
+        for helper in hidden_helpers(obj, fn, SHOWN)
+    }
+    assert not set(BOOKKEEPING) - used, f"stale: {sorted(set(BOOKKEEPING) - used)}"

@@ -139,6 +139,8 @@ def test_train_tbptt_checks_epochs_and_a_finite_loss():
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     with pytest.raises(ValueError, match="epochs must be >= 1, got 0"):
         train_tbptt(model, data, optimizer=opt, epochs=0, progress=False)
+    with pytest.raises(ValueError, match="max_steps must be a positive int"):
+        train_tbptt(model, data, optimizer=opt, max_steps=0, progress=False)
     with torch.no_grad():
         model.embed.weight.fill_(float("nan"))
     with pytest.raises(FloatingPointError, match="loss became nan"):

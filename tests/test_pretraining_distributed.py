@@ -8,7 +8,14 @@ import json
 import pytest
 import torch
 
-from course_lib.pretraining import GPT, GPTConfig, TrainConfig, eval_blocks, pretrain
+from course_lib.pretraining import (
+    GPT,
+    GPTConfig,
+    TrainConfig,
+    eval_blocks,
+    pretrain,
+    rank_batch,
+)
 from course_lib.pretraining.launch import main, run_torchrun, torchrun_command
 
 MODEL = dict(
@@ -123,3 +130,20 @@ def test_bf16_autocast_only_where_the_gpu_has_bf16_arithmetic(monkeypatch):
     assert uses_bf16(TrainConfig(steps=1), "cuda")
     assert not uses_bf16(TrainConfig(steps=1, bf16=False), "cuda")
     assert not uses_bf16(TrainConfig(steps=1), "cpu")
+
+
+@pytest.mark.parametrize("world", [2, 4])
+def test_the_ranks_shares_deal_out_the_one_process_batch(world):
+    """DDP sees the batches one process sees: rank r's rows of batch i are positions
+    r, r + world, ... of the one-process batch i."""
+    blocks = torch.arange(50)[:, None] * 10 + torch.arange(3)  # (n, T): row n holds n
+    cfg = TrainConfig(steps=20, batch_size=8, seed=3)
+    for step in (0, 5, 6, 13):  # 6 batches an epoch: a new shuffle at step 6 and 12
+        whole = rank_batch(blocks, step, cfg, 0, 1)  # (B, T)
+        shares = [rank_batch(blocks, step, cfg, r, world) for r in range(world)]
+        assert all(s.shape == (8 // world, 3) for s in shares)
+        dealt = torch.stack(shares, 1).flatten(0, 1)  # (B, T): r, r + world, ...
+        assert torch.equal(dealt, whole)
+    assert not torch.equal(
+        rank_batch(blocks, 0, cfg, 0, 1), rank_batch(blocks, 6, cfg, 0, 1)
+    )

@@ -177,3 +177,28 @@ def test_head_mask_of_ones_changes_nothing_and_zero_removes_the_head_via_w_o(
     mha.head_mask = torch.zeros(H, dtype=torch.float64)  # every head off: the bias
     none, _, _ = mha(x, ctx, mask=mask, fast=fast)
     torch.testing.assert_close(none, mha.W_o.bias.expand_as(none))
+
+
+@pytest.mark.parametrize("cross", [False, True])
+def test_the_general_path_computes_the_teaching_paths_numbers(cross):
+    """forward writes attention out; forward_general (cache, fused kernel, head mask)
+    must give the same tensors, bit for bit, when none of them is used."""
+    torch.manual_seed(3)
+    mha = MultiHeadAttention(D, H, cross=cross, dropout=0.2).double()
+    x = rand(B, 5, D, seed=10)
+    ctx = rand(B, 5, D, seed=11) if cross else None
+    _, pad = _pad_mask()
+    for training in (False, True):
+        mha.train(training)
+        torch.manual_seed(4)  # the same dropout draws
+        taught = mha(x, ctx, mask=pad)
+        torch.manual_seed(4)
+        general = mha.forward_general(x, ctx, pad, None, False)
+        for a, b in zip(taught[:2] + taught[2], general[:2] + general[2], strict=True):
+            assert torch.equal(a, b)
+    mha.eval()  # the cache: token 4 after three cached ones, as in the whole pass
+    causal = None if cross else causal_mask(4)
+    _, _, kv = mha(x[:, :3], ctx, mask=None if cross else causal_mask(3))
+    step, _, _ = mha(x[:, 3:4], past_kv=kv)  # (B, 1, D)
+    whole, _, _ = mha(x[:, :4], ctx, mask=causal)  # (B, 4, D)
+    torch.testing.assert_close(step, whole[:, 3:], rtol=1e-10, atol=1e-12)

@@ -47,14 +47,6 @@ def _check_ks(ks: Sequence[int], vocab_size: int) -> None:
         check_negatives(vocab_size, k)  # k < V, else a ValueError that says so
 
 
-def _scores(E: Tensor, vocab: Any, ratings, questions) -> tuple[float, float]:
-    """The Spearman correlation with ``ratings`` and the analogy accuracy (nan: none)."""
-    spearman = evaluate_similarity(E, vocab, ratings)["spearman"]
-    if questions is None:
-        return spearman, math.nan
-    return spearman, evaluate_analogies(E, vocab, questions)["accuracy"]
-
-
 def sweep_negatives(
     sentences: Corpus,
     counts: Tensor,
@@ -84,7 +76,10 @@ def sweep_negatives(
         run = train_sgns(sentences, counts, cfg, device=device, progress=False)
         pairs = sum(int(e["pairs"]) for e in run.epochs)  # the same for every K
         E = run.model.vectors().cpu()  # (V, D)
-        spearman, analogy = _scores(E, vocab, ratings, questions)
+        spearman = evaluate_similarity(E, vocab, ratings)["spearman"]
+        analogy = math.nan  # no questions: no accuracy
+        if questions is not None:
+            analogy = evaluate_analogies(E, vocab, questions)["accuracy"]
         row = dict(k=k, spearman=spearman, analogy=analogy, pairs=pairs)
         row.update(seconds=run.seconds, seconds_per_pair=run.seconds / max(pairs, 1))
         results.append(row)

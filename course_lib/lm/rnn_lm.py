@@ -21,9 +21,10 @@ width, H hidden width, V vocabulary, N = B·T positions.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import torch
@@ -187,64 +188,40 @@ def tbptt_batches(data: Tensor, bptt: int) -> Iterator[tuple[Tensor, Tensor]]:
         yield data[:, i : i + T], data[:, i + 1 : i + 1 + T]  # (B, T), (B, T)
 
 
-def _detach(h):
-    """Cut the graph behind the carried state (the *truncation* in truncated BPTT)."""
-    if h is None:
-        return None
-    if isinstance(h, tuple):
-        return tuple(x.detach() for x in h)
-    return h.detach()
-
-
-def _windows(data: Tensor, bptt: int, epoch: int, progress: bool):
-    """``tbptt_batches(data, bptt)`` under a progress bar for this epoch."""
+def _windows(
+    data: Tensor, bptt: int, epoch: int, max_steps: int | None, progress: bool
+) -> Iterable[tuple[Tensor, Tensor]]:
+    """Epoch ``epoch``'s windows ``tbptt_batches(data, bptt)`` under a progress bar, cut
+    where the run reaches ``max_steps`` updates (None: no limit). Every epoch before the
+    last one of a run takes all n windows, so ``epoch * n`` updates came before."""
+    n = math.ceil((data.size(1) - 1) / bptt)  # windows per epoch
+    left = n if max_steps is None else max(0, min(n, max_steps - epoch * n))
     return progress_bar(
-        tbptt_batches(data, bptt),
-        total=math.ceil((data.size(1) - 1) / bptt),
+        itertools.islice(tbptt_batches(data, bptt), left),
+        total=left,
         desc=f"epoch {epoch + 1}",
         disable=not progress,
         leave=False,
     )
 
 
-def _after_update(history: History, loss: Tensor, norm: Tensor, scheduler) -> None:
-    """Record the step's loss and gradient norm; step the learning-rate schedule if any."""
+def _record(history: History, loss: Tensor, norm: Tensor, scheduler) -> float:
+    """Record the update's loss and gradient norm, step the learning-rate schedule if any,
+    and return the loss; a loss that is not finite stops training (FloatingPointError)."""
+    if not torch.isfinite(loss):
+        raise FloatingPointError(f"loss became {loss.item()}: lower lr or clip")
     if scheduler is not None:
         scheduler.step()
     history.step_loss.append(loss.item())
     history.grad_norm.append(float(norm))
+    return history.step_loss[-1]
 
 
-def _check_finite(loss: Tensor) -> None:
-    if not torch.isfinite(loss):
-        raise FloatingPointError(f"loss became {loss.item()}: lower lr or clip")
-
-
-def _check_epochs(epochs: int) -> None:
+def _check_tbptt(epochs: int, max_steps: int | None) -> None:
     if epochs < 1:
         raise ValueError(f"epochs must be >= 1, got {epochs}")
-
-
-def _backward(
-    model: nn.Module, optimizer: torch.optim.Optimizer, loss: Tensor, clip_norm
-) -> Tensor:
-    """∇J of one window's loss (through at most T steps), its global norm clipped to
-    ``clip_norm`` (Pascanu et al., 2013; None: no clipping). Returns the norm before
-    clipping; a loss that is not finite stops training (FloatingPointError)."""
-    _check_finite(loss)
-    optimizer.zero_grad(set_to_none=True)
-    loss.backward()
-    return nn.utils.clip_grad_norm_(model.parameters(), clip_norm or math.inf)
-
-
-def _spent(
-    history: History, start: float, max_steps: int | None, max_seconds: float | None
-) -> bool:
-    """Whether the step or time budget is used up."""
-    steps = len(history.step_loss)
-    return (max_steps is not None and steps >= max_steps) or (
-        max_seconds is not None and time.perf_counter() - start > max_seconds
-    )
+    if max_steps is not None and (isinstance(max_steps, bool) or max_steps < 1):
+        raise ValueError(f"max_steps must be a positive int or None, got {max_steps}")
 
 
 @torch.no_grad()
@@ -267,7 +244,6 @@ def train_tbptt(
     bptt: int = 35,
     epochs: int = 1,
     clip_norm: float | None = 0.25,
-    max_seconds: float | None = None,
     max_steps: int | None = None,
     valid: Tensor | None = None,
     scheduler: torch.optim.lr_scheduler.LRScheduler | None = None,
@@ -276,29 +252,31 @@ def train_tbptt(
     """Train on a batchified stream (B, L) by truncated BPTT; returns a ``History``.
 
     Each window: loss J = mean cross-entropy over its B·T positions, backward through at
-    most T steps, clip the global gradient norm (Pascanu et al., 2013), update.
-    ``max_seconds``/``max_steps`` stop early (budgets of the cpu and smoke profiles);
-    ``scheduler`` (a learning-rate schedule) is stepped after every update.
+    most T steps (the carried state is detached after each update), clip the global
+    gradient norm to ``clip_norm`` (Pascanu et al., 2013: g ← clip_norm · g / ‖g‖ when
+    ‖g‖ > clip_norm; None: no clipping), update. ``max_steps`` stops early (the budgets
+    of the cpu and smoke profiles); ``scheduler`` (a learning-rate schedule) is stepped
+    after every update; a loss that is not finite stops training (FloatingPointError).
     ``course_lib.training.fit`` is not used because the hidden state must be carried
     from batch to batch, which its stateless ``loss_fn(model, batch)`` does not do.
     """
-    _check_epochs(epochs)
+    _check_tbptt(epochs, max_steps)
     history, start = History(), time.perf_counter()
     model.train()
     for epoch in range(epochs):
-        total, count, h, stop = 0.0, 0, None, False
-        for x, y in _windows(data, bptt, epoch, progress):  # x, y: (B, bptt)
-            loss, h = model(x, y, _detach(h))  # the state goes on, its graph is cut
-            norm = _backward(model, optimizer, loss, clip_norm)  # ∇J, clipped
-            optimizer.step()
-            _after_update(history, loss, norm, scheduler)  # record; step the schedule
-            total, count = total + loss.item(), count + 1
-            if stop := _spent(history, start, max_steps, max_seconds):
-                break
+        total, count, h = 0.0, 0, None
+        for x, y in _windows(data, bptt, epoch, max_steps, progress):  # (B, T) each
+            loss, h = model(x, y, h)  # J (teacher forcing); h goes on, detached below
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()  # g = ∇J, back through this window's T steps only
+            norm = nn.utils.clip_grad_norm_(model.parameters(), clip_norm or math.inf)
+            optimizer.step()  # with g ← clip_norm · g / ‖g‖ where ‖g‖ > clip_norm
+            h = tuple(s.detach() for s in h) if isinstance(h, tuple) else h.detach()
+            total, count = total + _record(history, loss, norm, scheduler), count + 1
         history.train_loss.append(total / max(count, 1))
         if valid is not None:
             history.valid_loss.append(evaluate_lm(model, valid, bptt))
-        if stop:
+        if len(history.step_loss) == max_steps:
             break
     history.seconds = time.perf_counter() - start
     return history

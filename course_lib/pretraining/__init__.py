@@ -23,6 +23,7 @@ from course_lib.pretraining.distributed import (
     load_checkpoint,
     lr_at,
     pretrain,
+    rank_batch,
     save_checkpoint,
     uses_bf16,
 )
@@ -108,6 +109,7 @@ __all__ = [
     "pool_pieces",
     "pretrain",
     "random_blocks",
+    "rank_batch",
     "random_spans_noise_mask",
     "rebuild",
     "repeated_tokens",

@@ -39,6 +39,7 @@ __all__ = [
     "load_checkpoint",
     "lr_at",
     "pretrain",
+    "rank_batch",
     "save_checkpoint",
 ]
 
@@ -135,22 +136,35 @@ def _world() -> tuple[int, int]:
     return 0, 1
 
 
-def _batch(blocks: Tensor, step: int, cfg: TrainConfig, rank: int, world: int):
-    """This rank's rows (B_r, T) of global batch ``step``: a function of the step only."""
-    per_epoch = blocks.size(0) // cfg.batch_size
-    if per_epoch == 0:
+def _check_blocks(blocks: Tensor, batch_size: int) -> None:
+    if blocks.size(0) < batch_size:
         raise ValueError(
-            f"{blocks.size(0)} blocks are fewer than one global batch of {cfg.batch_size}"
+            f"{blocks.size(0)} blocks are fewer than one global batch of {batch_size}"
         )
+
+
+def rank_batch(
+    blocks: Tensor, step: int, cfg: TrainConfig, rank: int, world: int
+) -> Tensor:
+    """This rank's rows (B_r, T) of global batch ``step``, B_r = B / world: a function
+    of the step only, so a resumed run sees the same batches.
+
+    A ``DistributedSampler`` shuffles the n blocks' indices once per epoch (the same
+    permutation on every rank, seeded by ``cfg.seed`` and the epoch) and deals them
+    out, rank r taking positions r, r + world, r + 2·world, …; batch i of an epoch is
+    the i-th run of B_r of them. The world's shares of batch i are then the one-process
+    batch i, dealt out: the ranks together see the same B blocks as one process.
+    Chapter 9.
+    """
+    _check_blocks(blocks, cfg.batch_size)
+    n = blocks.size(0)
+    per_epoch = n // cfg.batch_size  # global batches an epoch
     sampler = DistributedSampler(
-        range(blocks.size(0)), num_replicas=world, rank=rank, shuffle=True,
-        seed=cfg.seed, drop_last=True,
-    )  # fmt: skip
-    sampler.set_epoch(step // per_epoch)
-    local = cfg.batch_size // world
-    i = step % per_epoch
-    rows = list(sampler)[i * local : (i + 1) * local]
-    return blocks[rows]  # (B_r, T)
+        range(n), num_replicas=world, rank=rank, seed=cfg.seed, drop_last=True
+    )  # shuffles, then deals out: rank r takes positions r, r + world, ...
+    sampler.set_epoch(step // per_epoch)  # the epoch's permutation, on every rank
+    B_r, i = cfg.batch_size // world, step % per_epoch
+    return blocks[list(sampler)[i * B_r : (i + 1) * B_r]]  # (B_r, T)
 
 
 def _check_pretrain(
@@ -254,7 +268,7 @@ def pretrain(
     stop = cfg.steps if until is None else min(until, cfg.steps)
     for step in range(start, stop):
         _set_lr(opt, lr_at(step, cfg))  # warm-up, then the cosine
-        batch = _batch(blocks, step, cfg, rank, world).to(device)  # (B_r, T)
+        batch = rank_batch(blocks, step, cfg, rank, world).to(device)  # (B_r, T)
         with torch.autocast(device.type, dtype=torch.bfloat16, enabled=amp):
             loss = objective(net, batch)
         opt.zero_grad(set_to_none=True)

@@ -40,12 +40,14 @@ class MaskedBatch(NamedTuple):
 
 
 def _check(
-    tokens: Tensor, vocab_size: int, mask_id: int, select_prob: float,
-    mask_prob: float, random_prob: float,
+    tokens: Tensor, vocab_size: int, mask_id: int, special: Tensor,
+    select_prob: float, mask_prob: float, random_prob: float,
 ) -> None:  # fmt: skip
     check_token_ids(tokens, vocab_size)
     if not 0 <= mask_id < vocab_size:
         raise ValueError(f"mask_id must be in 0..{vocab_size - 1}; got {mask_id}")
+    if torch.isin(torch.arange(vocab_size), special).all():
+        raise ValueError("every id is special: nothing can be selected or drawn")
     for share in (select_prob, mask_prob, random_prob):
         if not 0.0 <= share <= 1.0:
             raise ValueError(f"probabilities must lie in [0, 1]; got {share}")
@@ -53,16 +55,6 @@ def _check(
         raise ValueError(
             f"mask_prob + random_prob must be <= 1; got {mask_prob} + {random_prob}"
         )
-
-
-def _ordinary_ids(special: Tensor, vocab_size: int) -> Tensor:
-    """The ids (V',) that are not special: what a random replacement may draw."""
-    ordinary = torch.ones(vocab_size, dtype=torch.bool)
-    ordinary[special[(special >= 0) & (special < vocab_size)]] = False
-    candidates = ordinary.nonzero().squeeze(1)  # (V',)
-    if candidates.numel() == 0:
-        raise ValueError("every id is special: nothing can be selected or drawn")
-    return candidates
 
 
 def mask_tokens(
@@ -83,9 +75,10 @@ def mask_tokens(
     position becomes [MASK] with ``mask_prob``, a random non-special token with
     ``random_prob``, and stays as it is otherwise. Draws use ``generator`` on the CPU.
     """
-    _check(tokens, vocab_size, mask_id, select_prob, mask_prob, random_prob)
     special = torch.tensor(sorted(set(special_ids)), dtype=torch.long)  # (S,)
-    candidates = _ordinary_ids(special, vocab_size)  # (V',) ids a random draw may pick
+    _check(tokens, vocab_size, mask_id, special, select_prob, mask_prob, random_prob)
+    vocab = torch.arange(vocab_size)  # (V,)
+    candidates = vocab[~torch.isin(vocab, special)]  # (V',) ids a random draw may pick
     ids = tokens.cpu()  # (B, T)
     u = torch.rand(ids.shape, generator=generator)  # (B, T): selection
     r = torch.rand(ids.shape, generator=generator)  # (B, T): what to do with it

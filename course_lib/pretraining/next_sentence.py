@@ -23,15 +23,14 @@ __all__ = ["nsp_examples", "nsp_ids", "shared_word_share"]
 Pair = tuple[int, tuple[list[int], list[int]]]
 
 
-def _long_enough(paragraphs: Sequence[Sequence[int]], half: int) -> list[list[int]]:
+def _check_nsp(paragraphs: Sequence[Sequence[int]], half: int) -> None:
     if not isinstance(half, int) or half < 1:
         raise ValueError(f"half must be an int >= 1; got {half!r}")
-    long = [list(p) for p in paragraphs if len(p) >= 2 * half]
-    if len(long) < 2:
+    n_long = sum(len(p) >= 2 * half for p in paragraphs)
+    if n_long < 2:
         raise ValueError(
-            f"need at least 2 paragraphs of {2 * half} or more ids; got {len(long)}"
+            f"need at least 2 paragraphs of {2 * half} or more ids; got {n_long}"
         )
-    return long
 
 
 def nsp_examples(
@@ -40,7 +39,8 @@ def nsp_examples(
     """(label, (A, B)) for every paragraph of at least 2 · ``half`` ids: A its first
     ``half`` ids; with probability ½ B the next ``half`` (label 1, IsNext), else the
     second half of another paragraph drawn at random (label 0, NotNext)."""
-    long = _long_enough(paragraphs, half)
+    _check_nsp(paragraphs, half)
+    long = [list(p) for p in paragraphs if len(p) >= 2 * half]  # A and B both fit
     g = torch.Generator().manual_seed(run_seed(seed))
     examples = []
     for i, p in enumerate(long):

@@ -71,15 +71,10 @@ def _check_pooling(hidden: Tensor, word_index: Tensor, how: str) -> None:
             f"hidden must be (N, D) and word_index (N,); got {tuple(hidden.shape)} "
             f"and {tuple(word_index.shape)}"
         )
-
-
-def _pieces_per_word(w: Tensor) -> Tensor:
-    """(M,) word of each piece -> (W,) pieces of each word, every word 0 … W−1 present."""
-    counts = torch.bincount(w, minlength=int(w.max()) + 1 if len(w) else 0)  # (W,)
+    counts = torch.bincount(word_index[word_index >= 0])  # (W,) pieces of each word
     if (counts == 0).any():
         missing = int((counts == 0).nonzero()[0])
         raise ValueError(f"word {missing} has no piece: words must be numbered 0 … W−1")
-    return counts
 
 
 def pool_pieces(hidden: Tensor, word_index: Tensor, how: str) -> Tensor:
@@ -91,16 +86,15 @@ def pool_pieces(hidden: Tensor, word_index: Tensor, how: str) -> Tensor:
     _check_pooling(hidden, word_index, how)
     keep = word_index >= 0  # (N,)
     h, w = hidden[keep], word_index[keep]  # (M, D), (M,)
-    counts = _pieces_per_word(w)  # (W,)
+    counts = torch.bincount(w)  # (W,) pieces of each word
     if how == "mean":
         total = h.new_zeros(len(counts), h.size(1)).index_add_(0, w, h)  # (W, D)
         return total / counts[:, None].to(h.dtype)  # (W, D)
     position = torch.arange(len(w), device=w.device)  # (M,)
     start = torch.full_like(counts, len(w) if how == "first" else -1)  # (W,)
     reduce = "amin" if how == "first" else "amax"
-    return h[
-        start.scatter_reduce(0, w, position, reduce)
-    ]  # (W, D): first or last piece
+    piece = start.scatter_reduce(0, w, position, reduce)  # (W,) first or last piece
+    return h[piece]  # (W, D)
 
 
 @torch.no_grad()

@@ -119,22 +119,6 @@ def ctc_alpha(log_probs: Tensor, ext: Tensor, blank: int = 0) -> Tensor:
     return torch.stack(out, 1)  # (B, T, S')
 
 
-def _beta_boundary(e, ext, input_lengths, target_lengths, blank):
-    """What β needs besides the recursion: the legal skips s → s + 2 (0 or −inf), the
-    start values at each sequence's last frame, and which frames are last or inside."""
-    T, Sx = e.shape[1:]
-    skip_from = _shift(_skip_allowed(ext, blank).float(), -2).bool()  # s → s + 2 legal
-    no_skip = torch.zeros_like(e[:, 0]).masked_fill(~skip_from, NEG_INF)  # (B, S')
-    s = torch.arange(Sx, device=ext.device)
-    ends = 2 * target_lengths[:, None]  # (B, 1)
-    final = (s == ends) | (s == ends - 1)  # (B, S')
-    starts = e.masked_fill(~final[:, None], NEG_INF)  # (B, T, S'): β at each last frame
-    t_idx = torch.arange(T, device=ext.device)[:, None, None]  # (T, 1, 1)
-    last = t_idx == (input_lengths - 1)[None, :, None]  # (T, B, 1)
-    inside = t_idx < (input_lengths - 1)[None, :, None]  # (T, B, 1)
-    return no_skip, starts, last, inside
-
-
 def ctc_beta(
     log_probs: Tensor,
     ext: Tensor,
@@ -148,9 +132,12 @@ def ctc_beta(
     past a sequence's end. Returns (B, T, S').
     """
     e = _emissions(log_probs, ext)  # (B, T, S')
-    no_skip, starts, last, inside = _beta_boundary(
-        e, ext, input_lengths, target_lengths, blank
-    )  # (B, S'), (B, T, S'), (T, B, 1), (T, B, 1)
+    skip_from = _shift(_skip_allowed(ext, blank).float(), -2).bool()  # s → s + 2 legal
+    no_skip = torch.zeros_like(e[:, 0]).masked_fill(~skip_from, NEG_INF)  # (B, S')
+    s = torch.arange(e.size(2), device=ext.device)  # (S',)
+    ends = 2 * target_lengths[:, None]  # (B, 1): the last blank; ends − 1: last label
+    final = (s == ends) | (s == ends - 1)  # (B, S'): where β starts
+    last = input_lengths[:, None] - 1  # (B, 1): each sequence's last frame T_b − 1
     pad = e.new_full((e.size(0), 2), NEG_INF)  # (B, 2), even when S' = 1
     beta = torch.full_like(e[:, 0], NEG_INF)  # (B, S')
     out = [beta] * e.size(1)
@@ -159,9 +146,8 @@ def ctc_beta(
         stay_or_step = torch.logaddexp(nxt[:, :-2], nxt[:, 1:-1])  # (B, S')
         jump = nxt[:, 2:] + no_skip  # (B, S'): β_{t+1}(s + 2) where legal
         recur = e[:, t] + torch.logaddexp(stay_or_step, jump)  # (B, S')
-        beta = torch.where(
-            last[t], starts[:, t], torch.where(inside[t], recur, NEG_INF)
-        )  # (B, S')
+        start = e[:, t].masked_fill(~final, NEG_INF)  # (B, S'): β_{T_b−1}(s)
+        beta = torch.where(t == last, start, torch.where(t < last, recur, NEG_INF))
         out[t] = beta
     return torch.stack(out, 1)  # (B, T, S')
 

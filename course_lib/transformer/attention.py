@@ -1,8 +1,10 @@
 """Self-attention and multi-head attention (CS224N lecture 8; Vaswani et al., 2017). Chapter 8.
 
-Two paths compute the same numbers: the *teaching* path writes softmax(QKᵀ/√d_k)V out and
-returns the weights a lesson plots; the *fast* path (``fast=True``) calls
-``F.scaled_dot_product_attention`` (fused kernels, no weights) and is tested equal.
+Two paths compute the same numbers: ``MultiHeadAttention.forward`` is the *teaching* path,
+softmax(QKᵀ/√d_k)V written out, returning the weights a lesson plots; ``forward_general``
+adds what the lecture leaves out (the key/value cache of decoding, a head mask for
+ablations, and with ``fast=True`` ``F.scaled_dot_product_attention``: fused kernels, no
+weights), and is tested equal.
 
 Masks are bool, True = may attend, broadcastable to (B, H, T_q, T_k) (see ``masks.py``).
 
@@ -129,9 +131,10 @@ class MultiHeadAttention(nn.Module):
         return self.split_heads(q), self.split_heads(k), self.split_heads(v)
 
     def _check_inputs(
-        self, x: Tensor, context: Tensor | None, past_kv: KV | None
+        self, x: Tensor, context: Tensor | None, mask: Tensor | None, past_kv: KV | None
     ) -> None:
-        """x must be (B >= 1, T, D); cross-attention needs a context or a cache."""
+        """x must be (B >= 1, T, D); cross-attention needs a context or a cache; the
+        mask must be bool and fit (…, T_q, T_k)."""
         if not isinstance(x, Tensor) or x.dim() != 3 or x.size(-1) != self.d_model:
             shape = tuple(x.shape) if isinstance(x, Tensor) else type(x).__name__
             raise ValueError(f"x must be (B, T, {self.d_model}); got {shape}")
@@ -143,19 +146,11 @@ class MultiHeadAttention(nn.Module):
             raise ValueError(
                 "self-attention takes no context; build it with cross=True"
             )
-
-    def _queries_keys_values(
-        self, x: Tensor, context: Tensor | None, past_kv: KV | None
-    ) -> tuple[Tensor, Tensor, Tensor]:
-        """Q, K, V (B, H, T, d_k), with the cache: cross-attention reuses ``past_kv`` (the
-        encoder's keys and values, computed once); self-attention appends the new ones."""
-        if self.cross and past_kv is not None:
-            return self.split_heads(self.W_q(x)), *past_kv  # (B, H, T_q | T_k, d_k)
-        q, k, v = self.project(x, context)  # (B, H, T, d_k)
-        if past_kv is not None:
-            k = torch.cat([past_kv[0], k], dim=2)  # (B, H, T_past + T_q, d_k)
-            v = torch.cat([past_kv[1], v], dim=2)  # (B, H, T_past + T_q, d_k)
-        return q, k, v
+        if past_kv is not None:  # cross: the cached keys; self: cached + new
+            T_k = past_kv[0].size(-2) + (0 if self.cross else x.size(1))
+        else:
+            T_k = context.size(-2) if self.cross else x.size(1)
+        check_mask(mask, x.size(1), T_k)
 
     def forward(
         self,
@@ -167,36 +162,68 @@ class MultiHeadAttention(nn.Module):
         fast: bool | None = None,
     ) -> tuple[Tensor, Tensor | None, KV]:
         """MultiHead(X, C) = Concat(head_1, ..., head_H) W_O (Vaswani et al., eq. 4), with
-        head_h = Attention(X W_Q^h, C W_K^h, C W_V^h), all heads in one batched matmul.
+        head_h = softmax(Q_h K_hᵀ / √d_k) V_h (eq. 1), all heads in one batched matmul.
 
         Attends from x (B, T_q, D) to context (B, T_k, D), C = x without ``cross``.
-        mask: bool (B or 1, H or 1, T_q, T_k), True = may attend. past_kv: the cache, keys
-        and values (B, H, T_past, d_k) computed before: self-attention appends the new ones
-        to it; cross-attention reuses it and ignores ``context``. Returns the output
+        mask: bool (B or 1, H or 1, T_q, T_k), True = may attend. Returns the output
         (B, T_q, D), the weights (B, H, T_q, T_k) (None on the fast path) and the keys and
-        values (B, H, T_k, d_k) to cache.
+        values (B, H, T_k, d_k) to cache. The cache (``past_kv``), the fused kernel
+        (``fast``) and ``head_mask`` go through :meth:`forward_general`.
         """
-        self._check_inputs(x, context, past_kv)
-        q, k, v = self._queries_keys_values(x, context, past_kv)  # (B, H, T, d_k)
-        if self.fast if fast is None else fast:
-            return self._fused(q, k, v, mask)  # F.scaled_dot_product_attention
-        heads, weights = scaled_dot_product_attention(q, k, v, mask)  # (B,H,T_q,d_k)
+        self._check_inputs(x, context, mask, past_kv)
+        fast = self.fast if fast is None else fast
+        if fast or past_kv is not None or self.head_mask is not None:
+            return self.forward_general(x, context, mask, past_kv, fast)  # same numbers
+        q, k, v = self.project(x, context)  # (B, H, T_q | T_k, d_k): Q_h, K_h, V_h
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_k)  # (B, H, T_q, T_k)
+        if mask is not None:  # True = may attend
+            scores = scores.masked_fill(~mask, float("-inf"))  # (B, H, T_q, T_k)
+        weights = scores.softmax(dim=-1)  # (B, H, T_q, T_k): each row sums to 1
+        if mask is not None:  # a row of -inf gives NaN: nothing to attend to, weights 0
+            weights = weights.masked_fill(~mask.any(-1, keepdim=True), 0.0)
         if self.training and self.dropout > 0:
             weights = F.dropout(weights, self.dropout)  # (B, H, T_q, T_k)
-            heads = weights @ v  # (B, H, T_q, d_k)
-        if self.head_mask is not None:  # an ablation: head h's output times mask[h]
-            heads = heads * self.head_mask.to(heads).view(-1, 1, 1)  # (B, H, T_q, d_k)
+        heads = weights @ v  # (B, H, T_q, d_k): head_h for every h
         concat = self.merge_heads(heads)  # (B, T_q, D): Concat(head_1, ..., head_H)
         return self.W_o(concat), weights, (k, v)  # (B, T_q, D)
 
-    def _fused(self, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None) -> tuple:
-        """The same attention by ``F.scaled_dot_product_attention``: no weights formed."""
-        check_mask(mask, q.size(-2), k.size(-2))
-        p = self.dropout if self.training else 0.0  # dropout on the weights
-        out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p)
-        if self.head_mask is not None:
-            out = out * self.head_mask.to(out).view(-1, 1, 1)  # (B, H, T_q, d_k)
-        return self.W_o(self.merge_heads(out)), None, (k, v)  # (B, T_q, D)
+    def forward_general(
+        self,
+        x: Tensor,
+        context: Tensor | None,
+        mask: Tensor | None,
+        past_kv: KV | None,
+        fast: bool,
+    ) -> tuple[Tensor, Tensor | None, KV]:
+        """:meth:`forward` with what the lecture leaves out, computing the same numbers.
+
+        The key/value cache ``past_kv`` (B, H, T_past, d_k): cross-attention reuses it
+        (the encoder's keys and values, computed once) and ignores ``context``;
+        self-attention appends the new keys and values to it. ``fast``: the fused
+        ``F.scaled_dot_product_attention`` (no weights formed, None returned). The head
+        mask scales head h's output by ``head_mask[h]`` (an ablation).
+        """
+        if self.cross and past_kv is not None:
+            q, (k, v) = self.split_heads(self.W_q(x)), past_kv  # (B, H, T_q | T_k, d_k)
+        else:
+            q, k, v = self.project(x, context)  # (B, H, T, d_k)
+            if past_kv is not None:
+                k = torch.cat([past_kv[0], k], dim=2)  # (B, H, T_past + T_q, d_k)
+                v = torch.cat([past_kv[1], v], dim=2)  # (B, H, T_past + T_q, d_k)
+        if fast:
+            p = self.dropout if self.training else 0.0  # dropout on the weights
+            heads = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p)
+            weights = None
+        else:
+            heads, weights = scaled_dot_product_attention(
+                q, k, v, mask
+            )  # (B,H,T_q,d_k)
+            if self.training and self.dropout > 0:
+                weights = F.dropout(weights, self.dropout)  # (B, H, T_q, T_k)
+                heads = weights @ v  # (B, H, T_q, d_k)
+        if self.head_mask is not None:  # an ablation: head h's output times mask[h]
+            heads = heads * self.head_mask.to(heads).view(-1, 1, 1)  # (B, H, T_q, d_k)
+        return self.W_o(self.merge_heads(heads)), weights, (k, v)  # (B, T_q, D)
 
 
 def heads_loop(
