@@ -95,8 +95,10 @@ def main() -> None:
     args = parser.parse_args()
     print(f"torch {torch.__version__}, {os.cpu_count()} cores, load {os.getloadavg()}")
     print(f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', '(unset)')}")
-    cases = {"Ch5 LSTM LM (200 x 200, B 20 x T 35)": lstm_lm_step,
-             "Ch9 GPT body (2 x 64, B 32 x T 64)": transformer_step}  # fmt: skip
+    cases = {
+        "Ch5 LSTM LM (200 x 200, B 20 x T 35)": lstm_lm_step,
+        "Ch9 GPT body (2 x 64, B 32 x T 64)": transformer_step,
+    }
     base = args.threads[0]
     header = "  ".join(f"{t} thread(s)".rjust(14) for t in args.threads)
     print(f"{'tokens per second':<40}{header}  ratio {args.threads[-1]}/{base}")

@@ -49,10 +49,12 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=10)
     parser.add_argument("--device", default="cpu")
     parser.add_argument(
-        "--threads", type=int, default=1,
+        "--threads",
+        type=int,
+        default=1,
         help="CPU threads (the chapter trains on 1: each step's ops are tiny, and with two "
         "threads on a shared 2-core machine the ratio swung between 4.6x and 38x)",
-    )  # fmt: skip
+    )
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     seed_everything(0)
@@ -95,8 +97,10 @@ def main() -> None:
     print(f"{'course_lib':<18}{1000 * t_ours:>18.1f}")
     print(f"{'nn.CTCLoss':<18}{1000 * t_torch:>18.1f}")
     print(f"ratio ours / torch: {t_ours / t_torch:.2f}x (target: within 5x)")
-    print(f"threads {torch.get_num_threads()}; load average before "
-          f"{load_before[0]:.2f}, after {load_after[0]:.2f}")  # fmt: skip
+    print(
+        f"threads {torch.get_num_threads()}; load average before "
+        f"{load_before[0]:.2f}, after {load_after[0]:.2f}"
+    )
 
 
 if __name__ == "__main__":

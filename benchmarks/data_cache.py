@@ -69,8 +69,10 @@ def main() -> None:
     print(f"{'file':<44} {'MB':>7} {'ours ms':>9} {'pooch ms':>9} {'ratio':>7}")
     for file, mb, ours, theirs in rows:
         print(f"{file:<44} {mb:7.2f} {ours:9.3f} {theirs:9.3f} {theirs / ours:7.1f}")
-    print(f"{'all ' + str(len(rows)) + ' files':<44} {'':>7} {ours_total:9.3f} "
-          f"{pooch_total:9.3f} {pooch_total / max(ours_total, 1e-9):7.1f}")  # fmt: skip
+    print(
+        f"{'all ' + str(len(rows)) + ' files':<44} {'':>7} {ours_total:9.3f} "
+        f"{pooch_total:9.3f} {pooch_total / max(ours_total, 1e-9):7.1f}"
+    )
 
 
 if __name__ == "__main__":

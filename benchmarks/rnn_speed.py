@@ -51,13 +51,21 @@ def main() -> None:
     )
     for kind in ("lstm", "gru", "rnn"):
         ref = TORCH[kind](
-            args.input, args.hidden, num_layers=args.layers,
-            bidirectional=args.bidirectional, batch_first=True, device=dev,
-        )  # fmt: skip
+            args.input,
+            args.hidden,
+            num_layers=args.layers,
+            bidirectional=args.bidirectional,
+            batch_first=True,
+            device=dev,
+        )
         ours = RecurrentNet(
-            kind, args.input, args.hidden, num_layers=args.layers,
-            bidirectional=args.bidirectional, device=dev,
-        )  # fmt: skip
+            kind,
+            args.input,
+            args.hidden,
+            num_layers=args.layers,
+            bidirectional=args.bidirectional,
+            device=dev,
+        )
         load_torch_weights(ours, ref)
         with torch.no_grad():
             gap = (ours(x)[0] - ref(x)[0]).abs().max().item()

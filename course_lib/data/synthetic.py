@@ -18,9 +18,19 @@ __all__ = ["DATE_FORMATS", "date_pairs", "date_splits", "format_date"]
 
 _FIRST, _LAST = dt.date(1950, 1, 1), dt.date(2049, 12, 31)
 _MONTHS = [
-    "january", "february", "march", "april", "may", "june", "july", "august",
-    "september", "october", "november", "december",
-]  # fmt: skip
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+]
 _DAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 
 DATE_FORMATS = (
@@ -46,10 +56,16 @@ DATE_FORMATS = (
 def format_date(date: dt.date, fmt: str) -> str:
     """``date`` written in one of :data:`DATE_FORMATS` (lower case, English names)."""
     return fmt.format(
-        d=date.day, dd=f"{date.day:02d}", m=date.month, mm=f"{date.month:02d}",
-        yy=f"{date.year % 100:02d}", yyyy=date.year, mon=_MONTHS[date.month - 1][:3],
-        month=_MONTHS[date.month - 1], weekday=_DAYS[date.weekday()],
-    )  # fmt: skip
+        d=date.day,
+        dd=f"{date.day:02d}",
+        m=date.month,
+        mm=f"{date.month:02d}",
+        yy=f"{date.year % 100:02d}",
+        yyyy=date.year,
+        mon=_MONTHS[date.month - 1][:3],
+        month=_MONTHS[date.month - 1],
+        weekday=_DAYS[date.weekday()],
+    )
 
 
 def date_pairs(

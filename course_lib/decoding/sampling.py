@@ -108,9 +108,12 @@ def sample(
 
     def draw(log_p: Tensor) -> Tensor:  # (B, V) -> (B,)
         return sample_next(
-            log_p, temperature=temperature, top_k=top_k, top_p=top_p,
+            log_p,
+            temperature=temperature,
+            top_k=top_k,
+            top_p=top_p,
             generator=generator,
-        )  # fmt: skip
+        )
 
     return generate(
         model, prompt, state, draw, eos=eos, max_len=max_new_tokens, alpha=alpha

@@ -232,8 +232,9 @@ class _Beams:
         self.finished: list[list[Hypothesis]] = [[] for _ in range(B)]
         self.nan = torch.zeros((), dtype=torch.bool, device=device)  # NaN seen
 
-    def finish(self, top: Tensor, parent: Tensor, token: Tensor, eos: int, t: int,
-               alpha: float) -> None:  # fmt: skip
+    def finish(
+        self, top: Tensor, parent: Tensor, token: Tensor, eos: int, t: int, alpha: float
+    ) -> None:
         """Set aside each <eos> extension ranked in the top K of its sentence."""
         self.nan |= torch.isnan(top).any()  # a NaN sorts first: it is in the top
         in_top_k = torch.arange(top.size(1), device=self.device) < self.K  # (2K,)

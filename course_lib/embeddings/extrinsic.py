@@ -150,12 +150,19 @@ def vector_tagger(
         run_seed(seed)
     )  # the order of every epoch's minibatches
     trained = [model.W, model.b, model.U, model.c] + ([] if freeze else [model.E])
-    history = fit(model, lambda: shuffled_batches(x, y, batch_size, gen),
-                  optimizer=torch.optim.Adam(trained, lr=lr), epochs=epochs,
-                  loss_fn=lambda m, b: m.loss(*b), progress=False)  # fmt: skip
+    history = fit(
+        model,
+        lambda: shuffled_batches(x, y, batch_size, gen),
+        optimizer=torch.optim.Adam(trained, lr=lr),
+        epochs=epochs,
+        loss_fn=lambda m, b: m.loss(*b),
+        progress=False,
+    )
     epoch_loss = _epoch_means(history.step_loss, len(x), batch_size)
-    dev_sents = [(w, [t if t in tag_vocab else tag_vocab.tokens[0] for t in tags])
-                 for w, tags in _lowercased(dev)]  # fmt: skip
+    dev_sents = [
+        (w, [t if t in tag_vocab else tag_vocab.tokens[0] for t in tags])
+        for w, tags in _lowercased(dev)
+    ]
     xd, yd = make_windows(dev_sents, word_vocab, tag_vocab, window, device=dev_)
     with torch.no_grad():
         correct = sum(

@@ -200,9 +200,13 @@ def run_check(ex: Exercise, fn: Callable[..., Any], *, seed: int = 0) -> CheckRe
         changed = difference(case.args, args) or difference(case.kwargs, kwargs)
         if changed:
             return CheckResult(
-                ex.name, FAILED, f"On input {case.describe()} it changed its input in place ({changed}) "
-                "Work on a copy.", i + 1, case,
-            )  # fmt: skip
+                ex.name,
+                FAILED,
+                f"On input {case.describe()} it changed its input in place ({changed}) "
+                "Work on a copy.",
+                i + 1,
+                case,
+            )
         expected = ex.reference(*copy.deepcopy(case.args), **copy.deepcopy(case.kwargs))
         found = difference(expected, received, rtol=ex.rtol, atol=ex.atol)
         if found:

@@ -103,9 +103,12 @@ class NGramLM:
             else 0
         )
         check_coverage(
-            unknown, int(counts.sum()), what="training tokens", size=self.V,
+            unknown,
+            int(counts.sum()),
+            what="training tokens",
+            size=self.V,
             unk=self.vocab.unk,
-        )  # fmt: skip
+        )
 
     def _level_counts(self, k: int) -> np.ndarray:
         return self.counts.counts[k]

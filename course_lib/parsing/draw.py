@@ -84,8 +84,15 @@ def dependency_arcs(
         ax.plot([d], [y0], marker="^" if below else "v", ms=5, color=colour)
         if label:
             box = {"fc": "white", "ec": "none", "pad": 0.3}
-            ax.text((h + d) / 2, y0 + sign * height, label, fontsize=8, color=colour,
-                    bbox=box, **centred)  # fmt: skip
+            ax.text(
+                (h + d) / 2,
+                y0 + sign * height,
+                label,
+                fontsize=8,
+                color=colour,
+                bbox=box,
+                **centred,
+            )
         return height + 0.22
 
     top = 0.5
@@ -121,7 +128,11 @@ PhraseTree = tuple  # (label, child, ...): a child is a subtree or a word (str)
 
 # The lecture's first sentence as phrase structure (Penn Treebank labels), beside the
 # dependency tree of LECTURE_EXAMPLE: S → NP VP, VP → V NP.
-LECTURE_PHRASES: PhraseTree = ("S", ("NP", ("PRP", "I")), ("VP", ("VBD", "ate"), ("NP", ("NN", "fish"))))  # fmt: skip
+LECTURE_PHRASES: PhraseTree = (
+    "S",
+    ("NP", ("PRP", "I")),
+    ("VP", ("VBD", "ate"), ("NP", ("NN", "fish"))),
+)
 
 
 def tree_leaves(tree: PhraseTree | str) -> list[str]:
@@ -157,8 +168,16 @@ def phrase_tree(
         x, y = sum(s[0] for s in spots) / len(spots), float(depth - level)
         for cx, cy in spots:
             ax.plot([x, cx], [y - 0.15, cy + 0.15], color="#57606a", lw=1)
-        ax.text(x, y, node[0], ha="center", va="center", fontsize=10,
-                fontweight="bold", color="#0550ae")  # fmt: skip
+        ax.text(
+            x,
+            y,
+            node[0],
+            ha="center",
+            va="center",
+            fontsize=10,
+            fontweight="bold",
+            color="#0550ae",
+        )
         return x, y
 
     place(tree, 0)

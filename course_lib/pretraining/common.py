@@ -56,7 +56,7 @@ def embeddings_and_blocks(
             norm_first=True,
             fast=c.fast,
             device=device,
-        )  # fmt: skip
+        )
         for _ in range(c.n_layers)
     )
     return embed, pos, blocks, nn.LayerNorm(c.d_model, device=device)

@@ -75,13 +75,21 @@ def main(argv: list[str] | None = None) -> list[float]:
     model = GPT(config).to(_DTYPES[args.dtype])
     blocks = eval_blocks(ids, config.max_len + 1)  # (n, T + 1)
     cfg = TrainConfig(
-        steps=args.steps, batch_size=args.batch_size, lr=args.lr, warmup=args.warmup,
+        steps=args.steps,
+        batch_size=args.batch_size,
+        lr=args.lr,
+        warmup=args.warmup,
         seed=args.seed,
-    )  # fmt: skip
+    )
     losses = pretrain(
-        model, blocks, cfg, checkpoint=args.checkpoint, resume=args.resume,
-        until=args.until, device=device,
-    )  # fmt: skip
+        model,
+        blocks,
+        cfg,
+        checkpoint=args.checkpoint,
+        resume=args.resume,
+        until=args.until,
+        device=device,
+    )
     if args.out is not None and (not distributed or dist.get_rank() == 0):
         args.out.write_text(json.dumps(losses))
     if distributed:
@@ -93,9 +101,13 @@ def torchrun_command(argv: list[str], nproc_per_node: int = 2) -> list[str]:
     """The command line that runs the launcher with ``argv`` on ``nproc_per_node``
     processes, as a reader types it: ``torchrun --nproc_per_node 2 -m ...``."""
     return [
-        "torchrun", "--nproc_per_node", str(nproc_per_node),
-        "-m", "course_lib.pretraining.launch", *argv,
-    ]  # fmt: skip
+        "torchrun",
+        "--nproc_per_node",
+        str(nproc_per_node),
+        "-m",
+        "course_lib.pretraining.launch",
+        *argv,
+    ]
 
 
 def _free_port() -> int:
@@ -105,9 +117,12 @@ def _free_port() -> int:
 
 
 def run_torchrun(
-    argv: list[str], *, nproc_per_node: int = 2, cwd: str | Path | None = None,
+    argv: list[str],
+    *,
+    nproc_per_node: int = 2,
+    cwd: str | Path | None = None,
     timeout: float = 600,
-) -> subprocess.CompletedProcess:  # fmt: skip
+) -> subprocess.CompletedProcess:
     """Run :func:`torchrun_command` as a subprocess on CPU processes (gloo): torchrun is
     ``python -m torch.distributed.run``, started with this interpreter, on a free port,
     with this ``course_lib`` importable, one thread a process and no GPU visible (so

@@ -40,9 +40,14 @@ class MaskedBatch(NamedTuple):
 
 
 def _check(
-    tokens: Tensor, vocab_size: int, mask_id: int, special: Tensor,
-    select_prob: float, mask_prob: float, random_prob: float,
-) -> None:  # fmt: skip
+    tokens: Tensor,
+    vocab_size: int,
+    mask_id: int,
+    special: Tensor,
+    select_prob: float,
+    mask_prob: float,
+    random_prob: float,
+) -> None:
     check_token_ids(tokens, vocab_size)
     if not 0 <= mask_id < vocab_size:
         raise ValueError(f"mask_id must be in 0..{vocab_size - 1}; got {mask_id}")

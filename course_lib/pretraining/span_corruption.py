@@ -189,9 +189,12 @@ def span_batch(
     srcs, tgts = [], []
     for row in blocks.cpu():
         inputs, targets = span_corrupt(
-            row, sentinel_ids, noise_density=noise_density, mean_span=mean_span,
+            row,
+            sentinel_ids,
+            noise_density=noise_density,
+            mean_span=mean_span,
             generator=g,
-        )  # fmt: skip
+        )
         srcs.append(inputs + [eos_id])
         tgts.append([bos_id] + targets + [eos_id])
     return pad(srcs, pad_id), pad(tgts, pad_id)  # (B, S), (B, T)

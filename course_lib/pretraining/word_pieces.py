@@ -155,8 +155,14 @@ def linear_probe(
         probe = nn.Linear(train_x.size(1), n_classes).to(device)  # W, b
 
     batches = lambda: shuffled_batches(train_x, train_y, batch_size, gen)  # noqa: E731
-    fit(probe, batches, optimizer=torch.optim.Adam(probe.parameters(), lr=lr),
-        epochs=epochs, loss_fn=lambda m, b: nn.functional.cross_entropy(m(b[0]), b[1]),
-        device=device, progress=False)  # fmt: skip
+    fit(
+        probe,
+        batches,
+        optimizer=torch.optim.Adam(probe.parameters(), lr=lr),
+        epochs=epochs,
+        loss_fn=lambda m, b: nn.functional.cross_entropy(m(b[0]), b[1]),
+        device=device,
+        progress=False,
+    )
     with torch.no_grad(), evaluating(probe):
         return probe(test_x.to(device)).argmax(-1).cpu()  # (N_test,)

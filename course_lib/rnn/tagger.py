@@ -138,9 +138,12 @@ class TaggerConfig:
     ) -> TaggerConfig:
         """The config of ``vocabs`` with the given sizes."""
         return cls(
-            len(vocabs.words), len(vocabs.suffixes), len(vocabs.shapes),
-            len(vocabs.tags), **sizes,
-        )  # fmt: skip
+            len(vocabs.words),
+            len(vocabs.suffixes),
+            len(vocabs.shapes),
+            len(vocabs.tags),
+            **sizes,
+        )
 
 
 Batch = tuple[Tensor, Tensor, Tensor, Tensor, Tensor]
@@ -226,11 +229,14 @@ class BiLSTMTagger(nn.Module):
         self.suffix = nn.Embedding(cfg.n_suffixes, cfg.suffix_dim, device=device)
         self.shape = nn.Embedding(cfg.n_shapes, cfg.shape_dim, device=device)
         self.rnn = _RECURRENT[cfg.cell](
-            cfg.word_dim + cfg.suffix_dim + cfg.shape_dim, cfg.hidden,
-            num_layers=cfg.num_layers, bidirectional=cfg.bidirectional,
+            cfg.word_dim + cfg.suffix_dim + cfg.shape_dim,
+            cfg.hidden,
+            num_layers=cfg.num_layers,
+            bidirectional=cfg.bidirectional,
             dropout=cfg.dropout if cfg.num_layers > 1 else 0.0,
-            batch_first=True, device=device,
-        )  # fmt: skip
+            batch_first=True,
+            device=device,
+        )
         directions = 2 if cfg.bidirectional else 1
         self.out = nn.Linear(directions * cfg.hidden, cfg.n_tags, device=device)
         self.dropout = nn.Dropout(cfg.dropout)

@@ -25,9 +25,15 @@ class LabelledBatch:
 
 
 def labelled_batches(
-    pairs: Sequence[tuple[int, str]], encode: Encode, *, batch_size: int, pad_id: int,
-    shuffle: bool = False, seed: int = 0, max_len: int | None = None,
-) -> list[LabelledBatch]:  # fmt: skip
+    pairs: Sequence[tuple[int, str]],
+    encode: Encode,
+    *,
+    batch_size: int,
+    pad_id: int,
+    shuffle: bool = False,
+    seed: int = 0,
+    max_len: int | None = None,
+) -> list[LabelledBatch]:
     """Batches of ``(label, sentence)`` pairs, encoded with ``encode`` and padded.
 
     Sentences are sorted by length inside windows of 50 batches (little padding);

@@ -27,10 +27,17 @@ class AveragedVectors(nn.Module):
     """
 
     def __init__(
-        self, vocab_size: int, d_embed: int, n_classes: int = 2, *, pad_id: int = 0,
-        dropout: float = 0.0, vectors: Tensor | None = None, freeze: bool = False,
+        self,
+        vocab_size: int,
+        d_embed: int,
+        n_classes: int = 2,
+        *,
+        pad_id: int = 0,
+        dropout: float = 0.0,
+        vectors: Tensor | None = None,
+        freeze: bool = False,
         device: torch.device | str | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         super().__init__()
         self.embed = nn.Embedding(
             vocab_size, d_embed, padding_idx=pad_id, device=device
@@ -65,9 +72,16 @@ class BiLSTMClassifier(nn.Module):
     """softmax(W [h→_T ; h←_1] + b) over a bidirectional LSTM: many-to-one."""
 
     def __init__(
-        self, vocab_size: int, d_embed: int, d_hidden: int, n_classes: int = 2, *,
-        pad_id: int = 0, dropout: float = 0.0, device: torch.device | str | None = None,
-    ) -> None:  # fmt: skip
+        self,
+        vocab_size: int,
+        d_embed: int,
+        d_hidden: int,
+        n_classes: int = 2,
+        *,
+        pad_id: int = 0,
+        dropout: float = 0.0,
+        device: torch.device | str | None = None,
+    ) -> None:
         super().__init__()
         self.embed = nn.Embedding(
             vocab_size, d_embed, padding_idx=pad_id, device=device

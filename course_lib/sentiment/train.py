@@ -103,7 +103,14 @@ def train_classifier(
             return loss_fn(model, tokens, lengths, labels)
         return F.cross_entropy(model(tokens, lengths), labels)  # logits (B, C)
 
-    history = fit(model, lambda: batches(next(epoch)), optimizer=opt, epochs=epochs,
-                  loss_fn=classification_loss, clip_norm=5.0, max_steps=max_steps,
-                  progress=False)  # fmt: skip
+    history = fit(
+        model,
+        lambda: batches(next(epoch)),
+        optimizer=opt,
+        epochs=epochs,
+        loss_fn=classification_loss,
+        clip_norm=5.0,
+        max_steps=max_steps,
+        progress=False,
+    )
     return history.step_loss

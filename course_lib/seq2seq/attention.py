@@ -163,9 +163,12 @@ def make_scorer(
 
 
 def attend(
-    scorer: nn.Module, query: Tensor, keys: Tensor, mask: Tensor,
+    scorer: nn.Module,
+    query: Tensor,
+    keys: Tensor,
+    mask: Tensor,
     projected: Tensor | None = None,
-) -> tuple[Tensor, Tensor]:  # fmt: skip
+) -> tuple[Tensor, Tensor]:
     r"""One attention read: α = masked_softmax(e), c = Σ_i α_i h_i. Chapter 7.
 
     query (B, Dq), keys (B, S, Dk) (also the values), mask (B, S) bool; ``projected`` is

@@ -101,9 +101,10 @@ class Seq2Seq(nn.Module):
         self.init_h = nn.Linear(2 * he, h, **dev)
         self.init_c = nn.Linear(2 * he, h, **dev)
         self.scorer = (
-            None if c.attention is None
+            None
+            if c.attention is None
             else make_scorer(c.attention, h, 2 * he, d_attn=c.d_attn, **dev)
-        )  # fmt: skip
+        )
         self.decoder = nn.LSTMCell(c.d_emb + 2 * he, h, **dev)
         self.combine = nn.Linear(h + 2 * he, h, bias=False, **dev)
         self.out = nn.Linear(h, c.tgt_vocab_size, **dev)

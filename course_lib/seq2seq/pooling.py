@@ -131,6 +131,12 @@ def train_kernel_width(
         return 0.5 * ((pred - targets) ** 2).mean()
 
     opt = torch.optim.SGD(model.parameters(), lr=lr)
-    history = fit(model, [(x_train, keys, vals, y_train)], optimizer=opt,
-                  epochs=epochs, loss_fn=leave_one_out, progress=False)  # fmt: skip
+    history = fit(
+        model,
+        [(x_train, keys, vals, y_train)],
+        optimizer=opt,
+        epochs=epochs,
+        loss_fn=leave_one_out,
+        progress=False,
+    )
     return model, history.step_loss

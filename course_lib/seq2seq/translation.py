@@ -160,9 +160,15 @@ def translate_ids(
             )
             return [[h] for h in hyps]
         return beam_search(
-            model, prompt, state, eos=cfg.eos_id, beam_size=beam_size,
-            max_len=max_len, alpha=alpha, n_best=n_best,
-        )  # fmt: skip
+            model,
+            prompt,
+            state,
+            eos=cfg.eos_id,
+            beam_size=beam_size,
+            max_len=max_len,
+            alpha=alpha,
+            n_best=n_best,
+        )
 
 
 def translate(

@@ -94,10 +94,17 @@ class AttentionRecognizer(StridedFrontEnd, Seq2Seq):
     ) -> None:
         V = FIRST_CHAR + len(CHARACTERS)
         config = Seq2SeqConfig(
-            V, V, d_emb=d_emb, d_hidden=d_hidden, attention=attention,
-            dropout=dropout, pad_id=PAD, bos_id=BOS, eos_id=EOS,
+            V,
+            V,
+            d_emb=d_emb,
+            d_hidden=d_hidden,
+            attention=attention,
+            dropout=dropout,
+            pad_id=PAD,
+            bos_id=BOS,
+            eos_id=EOS,
             d_encoder=d_hidden // 2,
-        )  # fmt: skip
+        )
         super().__init__(config, device=device)
         del self.src_embed  # the front end replaces the source embedding
         self._build_front_end(n_mels, d_emb, kernel, stride, device)
@@ -111,9 +118,13 @@ class AttentionRecognizer(StridedFrontEnd, Seq2Seq):
 
 @torch.no_grad()
 def recognise_characters(
-    model: AttentionRecognizer, frames: Sequence[Tensor], *, max_len: int = 60,
-    batch_size: int = 64, device=None,
-) -> list[str]:  # fmt: skip
+    model: AttentionRecognizer,
+    frames: Sequence[Tensor],
+    *,
+    max_len: int = 60,
+    batch_size: int = 64,
+    device=None,
+) -> list[str]:
     """Greedy decoding (Chapter 7's) of every (T, M) utterance: its text, in order."""
     texts = [""] * len(frames)
     with evaluating(model):

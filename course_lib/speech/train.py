@@ -88,9 +88,21 @@ def length_batches(lengths: Sequence[int], batch_size: int, seed: int | None = N
 
 
 def _fit_one_cycle(
-    model, frames, targets, make, loss, *, lr, epochs, desc, batch_size=32, seed=0,
-    augment=True, device=None, progress=True,
-) -> History:  # fmt: skip
+    model,
+    frames,
+    targets,
+    make,
+    loss,
+    *,
+    lr,
+    epochs,
+    desc,
+    batch_size=32,
+    seed=0,
+    augment=True,
+    device=None,
+    progress=True,
+) -> History:
     """``fit`` on :func:`_epochs`' batches with Adam and a one-cycle schedule (warm up to
     ``lr``, then anneal) over all steps, gradients clipped at 5, on one CPU thread
     (``runtime.one_thread``)."""
@@ -100,9 +112,17 @@ def _fit_one_cycle(
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=steps)
     with one_thread(device):
         return fit(
-            model, batches, optimizer=opt, epochs=epochs, loss_fn=loss, clip_norm=5.0,
-            scheduler=sched, device=device, progress=progress, desc=desc,
-        )  # fmt: skip
+            model,
+            batches,
+            optimizer=opt,
+            epochs=epochs,
+            loss_fn=loss,
+            clip_norm=5.0,
+            scheduler=sched,
+            device=device,
+            progress=progress,
+            desc=desc,
+        )
 
 
 def _epochs(frames, targets, batch_size, seed, make, augment=False):
@@ -146,9 +166,20 @@ def train_digit_classifier(
         return F.cross_entropy(m(x, lengths), y)
 
     return _fit_one_cycle(
-        model, frames, digits, make, loss, lr=lr, epochs=epochs, batch_size=batch_size,
-        seed=seed, augment=augment, device=device, progress=progress, desc="digits",
-    )  # fmt: skip
+        model,
+        frames,
+        digits,
+        make,
+        loss,
+        lr=lr,
+        epochs=epochs,
+        batch_size=batch_size,
+        seed=seed,
+        augment=augment,
+        device=device,
+        progress=progress,
+        desc="digits",
+    )
 
 
 @torch.no_grad()
@@ -190,9 +221,20 @@ def train_ctc(
         return ctc_loss(log_probs, targets, out_lengths, target_lengths)
 
     return _fit_one_cycle(
-        model, frames, labels, make, loss, lr=lr, epochs=epochs, batch_size=batch_size,
-        seed=seed, augment=augment, device=device, progress=progress, desc="ctc",
-    )  # fmt: skip
+        model,
+        frames,
+        labels,
+        make,
+        loss,
+        lr=lr,
+        epochs=epochs,
+        batch_size=batch_size,
+        seed=seed,
+        augment=augment,
+        device=device,
+        progress=progress,
+        desc="ctc",
+    )
 
 
 def train_attention_recognizer(
@@ -208,9 +250,16 @@ def train_attention_recognizer(
         return x, lengths, pad(ys)  # (B, T, M), (B,), (B, L) padded with id 0
 
     return _fit_one_cycle(
-        model, frames, labels, make, seq2seq_loss, lr=lr, epochs=epochs,
-        desc="attention", **options,
-    )  # fmt: skip
+        model,
+        frames,
+        labels,
+        make,
+        seq2seq_loss,
+        lr=lr,
+        epochs=epochs,
+        desc="attention",
+        **options,
+    )
 
 
 @torch.no_grad()
@@ -250,9 +299,20 @@ def train_trigger(
         return F.binary_cross_entropy_with_logits(m(x), y)
 
     return _fit_one_cycle(
-        model, frames, labels, make, loss, lr=lr, epochs=epochs, batch_size=batch_size,
-        seed=seed, augment=False, device=device, progress=progress, desc="trigger",
-    )  # fmt: skip
+        model,
+        frames,
+        labels,
+        make,
+        loss,
+        lr=lr,
+        epochs=epochs,
+        batch_size=batch_size,
+        seed=seed,
+        augment=False,
+        device=device,
+        progress=progress,
+        desc="trigger",
+    )
 
 
 @torch.no_grad()

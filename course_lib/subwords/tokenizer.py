@@ -158,9 +158,12 @@ class Tokenizer:
             unk = unk_token or "[UNK]"
             specials = specials if unk in specials else [unk, *specials]
             model = train_wordpiece(
-                counts, vocab_size, min_frequency=min_frequency,
-                special_tokens=specials, unk_token=unk,
-            )  # fmt: skip
+                counts,
+                vocab_size,
+                min_frequency=min_frequency,
+                special_tokens=specials,
+                unk_token=unk,
+            )
         else:
             model = train_bpe(
                 counts,

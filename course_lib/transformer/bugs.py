@@ -314,9 +314,14 @@ def _model_without_arguments(src_vocab: int, tgt_vocab: int) -> nn.Module:
 
 def _model_with_config(src_vocab: int, tgt_vocab: int) -> nn.Module:
     config = TransformerConfig(
-        src_vocab, tgt_vocab, d_model=16, n_heads=2, d_ff=32,
-        n_encoder_layers=1, n_decoder_layers=1,
-    )  # fmt: skip
+        src_vocab,
+        tgt_vocab,
+        d_model=16,
+        n_heads=2,
+        d_ff=32,
+        n_encoder_layers=1,
+        n_decoder_layers=1,
+    )
     return Transformer(config)
 
 

@@ -81,11 +81,18 @@ def length_experiment(
     gen = torch.Generator().manual_seed(run_seed(seed))
     torch.manual_seed(run_seed(seed))
     config = TransformerConfig(
-        _FIRST + n_symbols, _FIRST + n_symbols, d_model=d_model, n_heads=n_heads,
-        d_ff=4 * d_model, n_encoder_layers=n_layers, n_decoder_layers=n_layers,
-        dropout=0.0, positional=positional, max_len=max(test_lens) + 2,
+        _FIRST + n_symbols,
+        _FIRST + n_symbols,
+        d_model=d_model,
+        n_heads=n_heads,
+        d_ff=4 * d_model,
+        n_encoder_layers=n_layers,
+        n_decoder_layers=n_layers,
+        dropout=0.0,
+        positional=positional,
+        max_len=max(test_lens) + 2,
         label_smoothing=0.0,
-    )  # fmt: skip
+    )
     model = Transformer(config, device=device)
     lengths = torch.randint(1, train_len + 1, (steps,), generator=gen).tolist()
     batches = []
@@ -93,9 +100,14 @@ def length_experiment(
         src, tgt = copy_batch(batch_size, n, n_symbols, gen)
         batches.append((src, torch.full((batch_size,), n), tgt))
     hist = train_translation(
-        model, batches, epochs=1, lr=lr, warmup=max(1, steps // 10), device=device,
+        model,
+        batches,
+        epochs=1,
+        lr=lr,
+        warmup=max(1, steps // 10),
+        device=device,
         progress=False,
-    )  # fmt: skip
+    )
     by_position = {}
     for n in test_lens:
         src, tgt = copy_batch(n_test, n, n_symbols, gen)

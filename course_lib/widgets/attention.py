@@ -210,10 +210,16 @@ class AttentionExplorer(CourseWidget):
         lo, hi = self.value_range
         for k, (ax, i) in enumerate(zip(axes, panels, strict=True)):
             viz.heatmap(
-                v["maps"][i], v["target"] if k == 0 else None, v["source"], ax=ax,
-                title=v["names"][i], vmin=lo, vmax=hi, colorbar=False,
+                v["maps"][i],
+                v["target"] if k == 0 else None,
+                v["source"],
+                ax=ax,
+                title=v["names"][i],
+                vmin=lo,
+                vmax=hi,
+                colorbar=False,
                 annotate=len(panels) == 1 and rows <= 10 and cols <= 10,
-            )  # fmt: skip
+            )
             ax.set_xlabel("source")
             if k == 0:
                 ax.set_ylabel("target")

@@ -177,13 +177,21 @@ def translation_example(
     """
     src, lens, _ = encode_batch([list(source)], None, src_vocab, device=device)
     (hyps,) = translate_ids(
-        model, src, lens, beam_size=beam_size, n_best=beam_size, max_len=max_len,
+        model,
+        src,
+        lens,
+        beam_size=beam_size,
+        n_best=beam_size,
+        max_len=max_len,
         alpha=alpha,
-    )  # fmt: skip
+    )
     _, maps = teacher_forced(
-        model, src.expand(len(hyps), -1), lens.expand(len(hyps)),
-        [h.tokens for h in hyps], finished=[h.finished for h in hyps],
-    )  # fmt: skip
+        model,
+        src.expand(len(hyps), -1),
+        lens.expand(len(hyps)),
+        [h.tokens for h in hyps],
+        finished=[h.finished for h in hyps],
+    )
     names = ["neural attention"] + (["IBM Model 1"] if ibm is not None else [])
     cands = []
     for h, attention in zip(hyps, maps, strict=True):

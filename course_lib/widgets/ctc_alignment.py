@@ -74,7 +74,9 @@ class CTCAlignmentExplorer(CourseWidget):
                 raise ValueError(f"{name!r}: the label is empty")
             tgt = torch.tensor([label])
             T = lp.size(0)
-            post, log_p = ctc_posteriors(lp[None], tgt, torch.tensor([T]), torch.tensor([len(label)]), blank)  # fmt: skip
+            post, log_p = ctc_posteriors(
+                lp[None], tgt, torch.tensor([T]), torch.tensor([len(label)]), blank
+            )
             if not torch.isfinite(log_p).all():
                 raise ValueError(f"{name!r}: {T} frames cannot hold its label")
             ext = extend_labels(tgt, blank)[0].tolist()  # (S',)
@@ -85,13 +87,23 @@ class CTCAlignmentExplorer(CourseWidget):
             trellis.append(to_jsonable(post[0].exp().T, decimals))  # (S', T)
             paths.append(path)
             outputs.append(
-                [" ".join(symbols[k] for k in collapse(symbols_on_path[: i + 1], blank))
-                 for i in range(T)]
-            )  # fmt: skip
+                [
+                    " ".join(
+                        symbols[k] for k in collapse(symbols_on_path[: i + 1], blank)
+                    )
+                    for i in range(T)
+                ]
+            )
         super().__init__(
-            names=names, states=states, trellis=trellis, paths=paths,
-            outputs=outputs, title=str(title), index=0, step=0,
-        )  # fmt: skip
+            names=names,
+            states=states,
+            trellis=trellis,
+            paths=paths,
+            outputs=outputs,
+            title=str(title),
+            index=0,
+            step=0,
+        )
 
     @t.validate("index")
     def _check_index(self, proposal: dict) -> int:
@@ -117,11 +129,20 @@ class CTCAlignmentExplorer(CourseWidget):
             [[np.nan if v is None else v for v in row] for row in self.trellis[i]]
         )  # (S', T)
         T = m.shape[1]
-        fig = Figure(figsize=(min(14, 2 + 0.12 * T), 1.2 + 0.28 * m.shape[0]),
-                     layout="constrained")  # fmt: skip
+        fig = Figure(
+            figsize=(min(14, 2 + 0.12 * T), 1.2 + 0.28 * m.shape[0]),
+            layout="constrained",
+        )
         ax = fig.subplots()
-        viz.heatmap(m, self.states[i], None, ax=ax, vmin=0, vmax=1,
-                    title=f"{self.names[i]}: state posteriors and the best path")  # fmt: skip
+        viz.heatmap(
+            m,
+            self.states[i],
+            None,
+            ax=ax,
+            vmin=0,
+            vmax=1,
+            title=f"{self.names[i]}: state posteriors and the best path",
+        )
         ax.plot(range(T), self.paths[i], color="white", lw=1.5, marker=".", ms=3)
         ax.set_xlabel("output step t")
         step = max(1, T // 12)

@@ -77,9 +77,15 @@ def rnn_gradient_flow_explorer(
                     else:
                         scale, bias = inits[init]
                         grads = random_rnn_gradients(
-                            kind, T, scale, bias, hidden=hidden, batch=batch,
-                            seed=seed, device=device,
-                        )  # fmt: skip
+                            kind,
+                            T,
+                            scale,
+                            bias,
+                            hidden=hidden,
+                            batch=batch,
+                            seed=seed,
+                            device=device,
+                        )
                     states[(label, T, init)] = gradient_stats(grads)
     start = {
         "length": max(lengths),

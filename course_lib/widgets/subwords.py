@@ -52,8 +52,15 @@ def subword_record(
         raise ValueError(f"type at most {MAX_WORDS} words; got {len(words)}")
     per_word = [bpe.model.merge_steps(w) for w in words]  # raises on unknown characters
     segs = [steps[0][0] for steps in per_word]
-    steps = [{"segs": [list(s) for s in segs], "word": None, "at": None, "rank": None,
-              "pair": None}]  # fmt: skip
+    steps = [
+        {
+            "segs": [list(s) for s in segs],
+            "word": None,
+            "at": None,
+            "rank": None,
+            "pair": None,
+        }
+    ]
     for w, word_steps in enumerate(per_word):
         for (before, _), (after, rank) in zip(word_steps, word_steps[1:]):
             at = next(i for i, (x, y) in enumerate(zip(before, after)) if x != y)
@@ -192,10 +199,19 @@ class SubwordExplorer(SteppedRecords):
                 for i, piece in enumerate(pieces):
                     new = hl is not None and hl == (w, i)
                     ax.text(
-                        x, y, piece, ha="left", va="center", family="monospace", fontsize=9,
-                        bbox={"boxstyle": "round,pad=0.2", "fc": "#fde4cf" if new else "#ddf4ff",
-                              "ec": "#d95f02" if new else "#54aeff"},
-                    )  # fmt: skip
+                        x,
+                        y,
+                        piece,
+                        ha="left",
+                        va="center",
+                        family="monospace",
+                        fontsize=9,
+                        bbox={
+                            "boxstyle": "round,pad=0.2",
+                            "fc": "#fde4cf" if new else "#ddf4ff",
+                            "ec": "#d95f02" if new else "#54aeff",
+                        },
+                    )
                     x += len(piece) + 1
                 x += 2
         ax.set_title(self.title or f"BPE merges on {item['name']!r}", fontsize=10)

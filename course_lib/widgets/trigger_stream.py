@@ -76,11 +76,15 @@ class TriggerStreamView(CourseWidget):
         if mel.ndim != 2:
             raise ValueError(f"log_mel must be (T, M); got shape {mel.shape}")
         super().__init__(
-            probs=to_jsonable(p, 3), truths=[round(float(x), 3) for x in truths],
-            step_seconds=float(step_seconds), refractory=int(refractory),
-            tolerance=float(tolerance), threshold=float(threshold),
-            image=_spectrogram_png(mel), title=str(title),
-        )  # fmt: skip
+            probs=to_jsonable(p, 3),
+            truths=[round(float(x), 3) for x in truths],
+            step_seconds=float(step_seconds),
+            refractory=int(refractory),
+            tolerance=float(tolerance),
+            threshold=float(threshold),
+            image=_spectrogram_png(mel),
+            title=str(title),
+        )
 
     def detections(self, threshold: float | None = None) -> list[float]:
         """Detection times (seconds) at ``threshold`` (default: the slider's)."""
@@ -109,8 +113,13 @@ class TriggerStreamView(CourseWidget):
         ax.plot(x, self.probs, lw=1, label="p(trigger just ended)")
         ax.axhline(self.threshold, color="grey", ls="--", lw=1, label="threshold")
         for k, tt in enumerate(self.truths):
-            ax.axvline(tt, color="tab:green", lw=1, alpha=0.6,
-                       label="trigger ends" if k == 0 else None)  # fmt: skip
+            ax.axvline(
+                tt,
+                color="tab:green",
+                lw=1,
+                alpha=0.6,
+                label="trigger ends" if k == 0 else None,
+            )
         det = self.detections()
         ax.plot(det, [1.04] * len(det), "v", color="tab:red", label="detections")
         hits, fas, misses = self.counts()
