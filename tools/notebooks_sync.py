@@ -26,6 +26,10 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
 FORMAT = "md:myst"
+NEW_CELL = {
+    "code": nbformat.v4.new_code_cell,
+    "markdown": nbformat.v4.new_markdown_cell,
+}
 
 
 def sources(root: Path = ROOT, wanted: list[str] | None = None) -> list[Path]:
@@ -49,19 +53,15 @@ def notebook(source: Path) -> nbformat.NotebookNode:
     }
     seen: dict[str, int] = {}
     for cell in text.cells:
-        kind, body = cell.cell_type, cell.source
-        new = {
-            "code": nbformat.v4.new_code_cell,
-            "markdown": nbformat.v4.new_markdown_cell,
-        }
-        if kind not in new:
+        if cell.cell_type not in NEW_CELL:
             raise SystemExit(
-                f"{source.name}: a {kind} cell; chapters hold code and markdown"
+                f"{source.name}: a {cell.cell_type} cell (code or markdown)"
             )
-        key = f"{kind}\n{body}"
+        key = f"{cell.cell_type}\n{cell.source}"
         seen[key] = seen.get(key, 0) + 1
-        digest = hashlib.sha256(f"{key}\n{seen[key]}".encode()).hexdigest()[:8]
-        nb.cells.append(new[kind](body, metadata=dict(cell.metadata), id=digest))
+        cell_id = hashlib.sha256(f"{key}\n{seen[key]}".encode()).hexdigest()[:8]
+        new = NEW_CELL[cell.cell_type]
+        nb.cells.append(new(cell.source, metadata=dict(cell.metadata), id=cell_id))
     return nb
 
 
@@ -89,16 +89,9 @@ def write_source(source: Path, text: nbformat.NotebookNode) -> None:
 
 def formatted(source: Path, nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """``nb`` with its code cells as ``ruff format`` writes them (the chapter's settings)."""
+    ruff = [sys.executable, "-m", "ruff", "format", "--stdin-filename"]
     done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "ruff",
-            "format",
-            "--stdin-filename",
-            str(target(source)),
-            "-",
-        ],
+        [*ruff, str(target(source)), "-"],
         input=nbformat.writes(nb),
         capture_output=True,
         text=True,
@@ -113,20 +106,18 @@ def sync(source: Path) -> list[str]:
     """Format ``source``'s code, write it back if it changed, and write its notebook."""
     nb = notebook(source)
     pretty = formatted(source, nb)
-    written = []
+    written, text = [], nbformat.writes(nb) + "\n"
     if [c.source for c in pretty.cells] != [c.source for c in nb.cells]:
-        text = read_source(source)
-        for cell, done in zip(text.cells, pretty.cells, strict=True):
+        edited = read_source(source)
+        for cell, done in zip(edited.cells, pretty.cells, strict=True):
             cell.source = done.source
-        write_source(source, text)
+        write_source(source, edited)
         written.append(source.name)
-        nb = notebook(source)
-    if (
-        not target(source).is_file()
-        or target(source).read_text(encoding="utf-8") != nbformat.writes(nb) + "\n"
-    ):
-        _write(target(source), nbformat.writes(nb) + "\n")
-        written.append(target(source).name)
+        text = nbformat.writes(notebook(source)) + "\n"
+    path = target(source)
+    if not path.is_file() or path.read_text(encoding="utf-8") != text:
+        _write(path, text)
+        written.append(path.name)
     return written
 
 
