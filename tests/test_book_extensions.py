@@ -1,5 +1,4 @@
-"""tools/book_extensions.py: each page keeps each script once (the THEBE_JS_URL error), and
-shows code cells without the comments that only tools read."""
+"""tools/book_extensions.py: each page keeps each script once (the THEBE_JS_URL error)."""
 
 import importlib.util
 from pathlib import Path
@@ -33,35 +32,3 @@ def test_pages_without_scripts_are_left_alone():
     context = {}
     book_extensions.dedupe_scripts(None, "page", "page.html", context, None)
     assert context == {}
-
-
-def test_tool_comments_leave_the_shown_code_and_nothing_else_does():
-    code = (
-        "f(\n    a, b,\n)  # fmt: skip\n"
-        "show = lambda x: x  # noqa: E731\n"
-        "# fmt: off\n"
-        "x = 1  # type: ignore[arg-type]\n"
-        "\n"
-        'y = "# noqa"  # a comment for the reader stays\n'
-        "z = 1  # noqa"
-    )
-    assert book_extensions.strip_pragma_comments(code) == (
-        "f(\n    a, b,\n)\n"
-        "show = lambda x: x\n"
-        "x = 1\n"
-        "\n"
-        'y = "# noqa"  # a comment for the reader stays\n'
-        "z = 1"
-    )
-
-
-def test_only_code_cell_inputs_are_rewritten():
-    from docutils import nodes
-
-    doc = nodes.document(None, None)
-    cell = nodes.container(classes=["cell_input"])
-    cell += nodes.literal_block("x = 1  # fmt: skip", "x = 1  # fmt: skip")
-    prose = nodes.literal_block("x = 1  # fmt: skip", "x = 1  # fmt: skip")
-    doc += [cell, prose]
-    book_extensions.strip_pragmas(None, doc)
-    assert cell[0].astext() == "x = 1" and prose.astext() == "x = 1  # fmt: skip"
