@@ -17,7 +17,7 @@ endif
 export COURSE_LIB_DATA
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: help install book book-all chapter _chapter gpu-check seeds test-newest test unit notebooks notebooks-sync duplicates book-check lint clean
+.PHONY: help install book book-all chapter _chapter gpu-check seeds test-newest test unit notebooks notebooks-sync diagrams duplicates book-check lint clean
 
 help:
 	@echo "make book   build the HTML book (profile: COURSE_PROFILE=smoke|cpu|gpu, default gpu with CUDA else cpu)"
@@ -26,6 +26,7 @@ help:
 	@echo "make gpu-check   every chapter with the gpu sizes, a few steps each, on the CPU"
 	@echo "make seeds N=09   a chapter (or N=all) again with seeds 1 and 2: the asserts and verdicts that do not hold"
 	@echo "make test   unit tests, notebooks under nbval (smoke profile) and the book build check"
+	@echo "make diagrams   draw the book's diagrams into book/diagrams/*.svg"
 	@echo "make duplicates   the duplicates command over course_lib, tests, tools and the chapters' code"
 	@echo "make notebooks-sync   format each chapter's text source (notebooks/NN_*.md) and write its .ipynb"
 
@@ -95,6 +96,10 @@ unit: $(STAMP)
 # tests/test_notebooks_sync.py fails while the two disagree.
 notebooks-sync: $(STAMP)
 	$(BIN)/python tools/notebooks_sync.py $(N)
+
+# The book's diagrams (course_lib/diagrams): each drawing written to book/diagrams/<name>.svg.
+diagrams: $(STAMP)
+	$(BIN)/python -m course_lib.diagrams
 
 # The `duplicates` command over the course's code with each chapter's code cells beside it (as a
 # py:percent script each, in a folder of its own, since it reads no notebook or markdown).

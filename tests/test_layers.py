@@ -32,7 +32,7 @@ LAYERS = [
     {"transformer"},
     {"subwords", "pretraining"},
     {"speech"},
-    {"widgets", "exercises"},
+    {"widgets", "exercises", "diagrams"},
 ]
 
 
