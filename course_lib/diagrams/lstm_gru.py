@@ -28,7 +28,7 @@ def _read(canvas: Canvas, x: float, bus: float, gate, weights: str, r=R) -> None
 @diagram(
     "lstm_cell",
     alt=(
-        "The LSTM cell. Along the bottom, h_{t-1} and x_t feed four units: three sigmoid "
+        "The LSTM cell. Along the bottom, h_{t-1} and x_t feed four units, three sigmoid "
         "gates F_t, I_t, O_t and a tanh that makes the new content C-tilde_t, each with its "
         "weights W and U. Along the top, the cell C_{t-1} is multiplied by F_t, then I_t "
         "times C-tilde_t is added, giving C_t. C_t also passes through a tanh and is "

@@ -27,7 +27,7 @@ def _weight(canvas: Canvas, start, end, label: str, *, w=0.72) -> None:
         "The RNN language model unrolled over time. At every step t a word x^(t) is "
         "embedded as e^(t), the state h^(t) is computed from h^(t-1) and e^(t), the "
         "prediction y-hat^(t) from h^(t), and the loss L_t compares it with the next word. "
-        "The orange boxes W_e, W_h and U repeat on every step: they are the same three "
+        "The orange boxes W_e, W_h and U repeat on every step, and they are the same three "
         "matrices, shared across time; h^(0) starts the chain."
     ),
 )
@@ -75,10 +75,10 @@ def rnn_unrolled() -> Canvas:
     alt=(
         "Backpropagation through time in one window of T = 4 steps. The forward chain "
         "h^(0) to h^(4) is drawn in black. Red dashed arrows carry each loss L_t down to "
-        "its state h^(t) as g^(t), then back along the chain from h^(t) to h^(t-1), "
-        "towards h^(1). From every state h^(k) a red arrow goes to step k's copy of W_h, "
-        "and the four copies' gradients are added into dL/dW_h. h^(0) was carried over "
-        "from the previous window, detached: no gradient goes back past it."
+        "its state h^(t) as g^(t), then back along the chain, from each state to the one "
+        "before it, as far as h^(0). From every state h^(k) a red arrow goes to step k's "
+        "copy of W_h, and the four copies' gradients are added into dL/dW_h. h^(0) was "
+        "carried over from the previous window detached, so no gradient goes back past it."
     ),
 )
 def rnn_bptt() -> Canvas:
