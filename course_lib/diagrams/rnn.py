@@ -86,7 +86,7 @@ def rnn_bptt() -> Canvas:
     canvas.text(
         (6.8, 8.75),
         r"red, dashed: the gradient; each step back multiplies it by "
-        r"$\partial h^{(k)} / \partial h^{(k-1)}$",
+        r"$\partial h^{(j)} / \partial h^{(j-1)}$",
         colour=GRAD,
     )
     xs = [2.5, 5.0, 7.5, 10.0, 12.5]  # h^(0) .. h^(4)
