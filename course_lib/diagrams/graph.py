@@ -25,7 +25,7 @@ from course_lib.diagrams.canvas import FONT_PT, MAX_WIDTH, Canvas
 
 OP_LABELS = {"add": "+", "multiply": "×", "pow": "pow", "matmul": "@"}
 BOX_W, BOX_H = 1.3, 0.95  # units, at least: a box holds "name = value" over "grad g"
-GAP_X, PITCH_Y = 1.15, 1.25  # between two columns of boxes (a gate's room); row to row
+GAP_X, PITCH_Y = 1.1, 1.25  # between two columns of boxes (a gate's room); row to row
 CHAR_W = 0.17  # units: the width of a character of 12 pt text, about
 MARGIN = 0.15
 
@@ -242,7 +242,7 @@ def _gate_font(label: str) -> float:
 
 
 def _radius(label: str) -> float:
-    return 0.28 if len(label) <= 2 else 0.1 + 0.085 * len(label)
+    return 0.28 if len(label) <= 2 else 0.13 + 0.06 * max(len(label), 4)
 
 
 def lecture_example() -> tuple[Value, dict[str, Value]]:
