@@ -29,7 +29,15 @@ from course_lib.diagrams.canvas import Canvas
 __all__ = ["Canvas", "DIAGRAMS", "Diagram", "diagram", "load_all", "write_all"]
 
 # The modules that register diagrams, a chapter's (or a topic's) each.
-MODULES: tuple[str, ...] = ("rnn", "lstm_gru", "pretraining", "speech")
+MODULES: tuple[str, ...] = (
+    "word2vec",
+    "graph",
+    "arc_standard",
+    "rnn",
+    "lstm_gru",
+    "pretraining",
+    "speech",
+)
 OUT = Path(__file__).resolve().parents[2] / "book" / "diagrams"
 
 
