@@ -23,9 +23,9 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Circle, FancyArrowPatch, FancyBboxPatch
 
 UNIT = 0.55  # inches a unit
-# The text column at a 1280 px desktop width is 736 CSS px (96 a inch): a wider diagram would be
+# The text column at a 1280 px desktop width is 720 CSS px (96 a inch): a wider diagram would be
 # shrunk, and its text with it.
-MAX_WIDTH = 736 / 96 / UNIT  # units
+MAX_WIDTH = 720 / 96 / UNIT  # units
 FONT_PT = 12.0
 MIN_FONT_PT = 9.5
 INK = "#222222"

@@ -60,7 +60,7 @@ def attention_lines(c: Canvas, ins, outs, pairs, *, gap=0.34):
     ),
 )
 def pretraining_families() -> Canvas:
-    c = Canvas(13.9, 13.0)
+    c = Canvas(13.6, 13.0)
     pitch, x0 = 1.45, 1.4
     # decoder-only: position t reads x_1 ... x_t and predicts x_{t+1}
     heading(
@@ -104,7 +104,7 @@ def pretraining_families() -> Canvas:
     for xy, w in ((ins[1], "<extra_id_0>"), (ins[3], "<extra_id_1>")):
         token_box(c, xy, w, "mark")
     targets = ["<extra_id_0>", "game", "was", "<extra_id_1>", "draw", "<eos>"]
-    x_start = 13.75 - sum(text_width(w) + 0.5 for w in targets) + 0.14
+    x_start = 13.45 - sum(text_width(w) + 0.5 for w in targets) + 0.14
     outs = token_row(c, x_start, 3.65, targets, kind="state")
     for xy, w in ((outs[0], "<extra_id_0>"), (outs[3], "<extra_id_1>")):
         token_box(c, xy, w, "mark")
@@ -116,7 +116,7 @@ def pretraining_families() -> Canvas:
         w=enc_r - enc_l,
         h=0.7,
     )
-    dec_l, dec_r = x_start, 13.75
+    dec_l, dec_r = x_start, 13.45
     c.box(
         ((dec_l + dec_r) / 2, 2.65),
         "decoder (causal)",
@@ -145,10 +145,10 @@ def pretraining_families() -> Canvas:
     ),
 )
 def prefix_tuning() -> Canvas:
-    c = Canvas(13.9, 9.6)
+    c = Canvas(13.6, 9.6)
     cols = [6.3, 8.3, 10.3, 12.3]  # x_1, x_2, ..., x_T
     names = ["1", "2", None, "T"]
-    left, right = 5.2, 13.4
+    left, right = 5.2, 13.1
     mid, width = (left + right) / 2, right - left
 
     def across(y_from, y_to, gap=(0.45, 0.45)):

@@ -55,7 +55,7 @@ def ctc_lattice() -> Canvas:
     label, T = "abb", 6
     ext = extended(label)
     S = len(ext)
-    c = Canvas(13.9, 9.4)
+    c = Canvas(13.6, 9.4)
     x0, dx, y0, dy, r = 3.7, 1.55, 7.8, 0.9, 0.22
     gap = (r + 0.04, r + 0.04)
 
