@@ -29,7 +29,7 @@ from course_lib.diagrams.canvas import Canvas
 __all__ = ["Canvas", "DIAGRAMS", "Diagram", "diagram", "load_all", "write_all"]
 
 # The modules that register diagrams, a chapter's (or a topic's) each.
-MODULES: tuple[str, ...] = ("seq2seq",)
+MODULES: tuple[str, ...] = ("seq2seq", "transformer")
 OUT = Path(__file__).resolve().parents[2] / "book" / "diagrams"
 
 

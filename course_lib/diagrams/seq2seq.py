@@ -127,14 +127,32 @@ def attention_read() -> Canvas:
     W, H = 1.75, 0.7  # a per-position box
     left, right = xs[0] - W / 2, xs[-1] + W / 2  # the span of the wide boxes
     mid = (left + right) / 2
-    y_word, y_h, y_score, y_e, y_soft, y_a, y_sum = 0.5, 1.65, 2.9, 4.05, 5.2, 6.35, 7.65
+    y_word, y_h, y_score, y_e, y_soft, y_a, y_sum = (
+        0.5,
+        1.65,
+        2.9,
+        4.05,
+        5.2,
+        6.35,
+        7.65,
+    )
     HW = 0.6  # a word box
     e = [-1.2, 0.3, 2.5]
     alpha = [0.02, 0.10, 0.88]  # softmax(e), rounded
-    score = c.box((mid, y_score), "score of $s_{t-1}$ and each $h_i$", kind="layer", w=right - left, h=H)
-    soft = c.box((mid, y_soft), "softmax over $i$", kind="layer", w=right - left, h=H)
+    c.box(
+        (mid, y_score),
+        "score of $s_{t-1}$ and each $h_i$",
+        kind="layer",
+        w=right - left,
+        h=H,
+    )
+    c.box((mid, y_soft), "softmax over $i$", kind="layer", w=right - left, h=H)
     wsum = c.box(
-        (mid, y_sum), r"$c_t = \sum_i \alpha_{t,i}\, h_i$", kind="op", w=right - left, h=H
+        (mid, y_sum),
+        r"$c_t = \sum_i \alpha_{t,i}\, h_i$",
+        kind="op",
+        w=right - left,
+        h=H,
     )
     for i, (x, word) in enumerate(zip(xs, ["he", "is", "tall"]), 1):
         w = c.box((x, y_word), word, kind="io", w=1.1, h=HW)
@@ -157,13 +175,18 @@ def attention_read() -> Canvas:
     xd = 10.55
     y_lstm, y_s, y_o, y_p = 4.4, 5.65, 7.65, 8.55
     s_prev = c.box((7.85, y_score), "$s_{t-1}$", kind="layer", w=1.2, h=H)
-    c.arrow(_left(s_prev, 1.2), (right, y_score), "query", gap=GAP, offset=(-0.05, 0.32))
+    c.arrow(
+        _left(s_prev, 1.2), (right, y_score), "query", gap=GAP, offset=(-0.05, 0.32)
+    )
     word = c.box((13.05, y_score), "est", kind="io", w=1.1, h=HW)
     c.text((13.05, y_score - 0.6), "$y_{t-1}$")
     lstm = c.box((xd, y_lstm), "decoder LSTM", kind="layer", w=2.6, h=H)
     c.arrow((8.15, y_score + H / 2), (xd - 0.9, y_lstm - H / 2), gap=GAP)
     c.arrow(
-        (12.85, y_score + HW / 2), (xd + 0.9, y_lstm - H / 2), "embed", gap=GAP,
+        (12.85, y_score + HW / 2),
+        (xd + 0.9, y_lstm - H / 2),
+        "embed",
+        gap=GAP,
         offset=(0.45, 0.2),
     )
     s_t = c.box((xd, y_s), "$s_t$", kind="layer", w=1.2, h=H)
@@ -187,7 +210,11 @@ def attention_read() -> Canvas:
 KEPT, PRUNED, DONE = "kept", "pruned", "finished"
 _BEAM_TREE = [
     [(None, "<bos>", 0.0, KEPT, 4.3)],
-    [(0, "le", -0.1, KEPT, 5.8), (0, "un", -2.0, KEPT, 3.1), (0, "la", -2.6, PRUNED, 1.5)],
+    [
+        (0, "le", -0.1, KEPT, 5.8),
+        (0, "un", -2.0, KEPT, 3.1),
+        (0, "la", -2.6, PRUNED, 1.5),
+    ],
     [
         (0, "chat", -0.3, KEPT, 6.7),
         (0, "chien", -0.4, KEPT, 5.8),
