@@ -35,6 +35,8 @@ MODULES: tuple[str, ...] = (
     "arc_standard",
     "rnn",
     "lstm_gru",
+    "seq2seq",
+    "transformer",
     "pretraining",
     "speech",
 )
