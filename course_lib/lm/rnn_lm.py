@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
+from course_lib import step_plan
 from course_lib.checks import check_targets, check_token_ids
 from course_lib.decoding.protocol import select_rows
 from course_lib.lm.output import SoftmaxOutput
@@ -281,9 +282,15 @@ def train_tbptt(
     ``scheduler`` (a learning-rate schedule) is stepped after every update.
     ``course_lib.training.fit`` is not used because the hidden state must be carried
     from batch to batch, which its stateless ``loss_fn(model, batch)`` does not do.
+    Its planned steps (a gpu check, :mod:`course_lib.step_plan`): ``epochs`` times the
+    ⌈(L − 1) / bptt⌉ windows of an epoch, at most ``max_steps``.
     """
     _check_epochs(epochs)
     history, start = History(), time.perf_counter()
+    run = step_plan.begin("train_tbptt")  # a gpu check: a few steps of them
+    if run is not None:  # an epoch's updates: a window each
+        windows = math.ceil((data.size(1) - 1) / bptt)
+        step_plan.plan_epochs(run, epochs, windows, max_steps)
     model.train()
     for epoch in range(epochs):
         total, count, h, stop = 0.0, 0, None, False
@@ -293,7 +300,8 @@ def train_tbptt(
             optimizer.step()
             _after_update(history, loss, norm, scheduler)  # record; step the schedule
             total, count = total + loss.item(), count + 1
-            if stop := _spent(history, start, max_steps, max_seconds):
+            checked = step_plan.step(run)
+            if stop := checked or _spent(history, start, max_steps, max_seconds):
                 break
         history.train_loss.append(total / max(count, 1))
         if valid is not None:

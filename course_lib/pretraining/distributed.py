@@ -31,6 +31,7 @@ from torch import Tensor, nn
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data.distributed import DistributedSampler
 
+from course_lib import step_plan
 from course_lib.pretraining.common import at_least_float32
 
 __all__ = [
@@ -244,6 +245,8 @@ def pretrain(
     ``course_lib.training.fit`` is not used: the loop is nanoGPT's, which the chapter
     teaches: a DDP-wrapped model, each rank's slice of the global batch, bf16 autocast,
     the learning rate set per step, the loss averaged over ranks, checkpoints to resume.
+    Its planned steps (a gpu check, :mod:`course_lib.step_plan`): from the step it starts
+    at (0, or the checkpoint's) to ``until`` or ``cfg.steps``.
     """
     rank, world = _world()
     _check_pretrain(cfg, world, resume, checkpoint)
@@ -252,6 +255,8 @@ def pretrain(
     net = DistributedDataParallel(model) if world > 1 else model
     amp = uses_bf16(cfg, device)
     stop = cfg.steps if until is None else min(until, cfg.steps)
+    run = step_plan.begin("pretrain", stop - start)  # a gpu check: a few of them
+    stop = start + step_plan.allowed(run, stop - start)
     for step in range(start, stop):
         _set_lr(opt, lr_at(step, cfg))  # warm-up, then the cosine
         batch = _batch(blocks, step, cfg, rank, world).to(device)  # (B_r, T)
@@ -263,5 +268,6 @@ def pretrain(
         opt.step()
         losses.append(_mean_over_ranks(loss, world))
         _log_and_save(step, stop, cfg, rank, log, checkpoint, model, opt, losses)
+        step_plan.step(run)
     _wait_for_every_rank(world)
     return losses

@@ -220,4 +220,8 @@ def tune(
     fitted = fit(model, batches, optimizer=opt, loss_fn=pair_loss, clip_norm=1.0,
                  on_step=after_update, progress=False)  # fmt: skip
     history.loss = fitted.step_loss
+    taken = len(fitted.step_loss)  # ``steps``, unless a gpu check stopped fit early
+    if evaluate is not None and taken < steps and taken not in history.steps:
+        history.steps.append(taken)
+        history.exact_match.append(evaluate(model))
     return history
