@@ -10,7 +10,8 @@ that update without a torch optimizer: ``train_sgns``, ``train_glove`` and
 A gpu check (``make gpu-check``, :func:`~course_lib.runtime.in_gpu_check`) runs a chapter at the
 gpu profile's sizes on a CPU. There each call of a loop is a :class:`Run` in :data:`RUNS`: the
 loop gives its planned steps at the sizes it was given, then takes only the first
-:data:`CHECK_STEPS` of them (:func:`step` says when to stop) and ends early.
+:data:`CHECK_STEPS` of them (:func:`step` says when to stop) and ends early; a run of at most
+:data:`WHOLE_RUN` steps runs whole (a chapter's short demonstrations keep their meaning).
 ``tools/gpu_check.py`` multiplies the counted cost of one of those steps by the planned steps:
 the gpu profile's training on a T4, estimated without running it. The plan is the gpu profile's
 wherever the chapter's ``gpu_check`` changes leave the loop's epochs, steps and data alone (a loop
@@ -32,6 +33,7 @@ from dataclasses import dataclass
 from course_lib.runtime import in_gpu_check
 
 CHECK_STEPS = 3  # the steps a loop takes in a gpu check: two intervals between steps
+WHOLE_RUN = 10  # a run planned at most this many steps takes them all
 
 
 @dataclass
@@ -70,17 +72,18 @@ def step(run: Run | None) -> bool:
     run.taken += 1
     for listener in LISTENERS:
         listener(run)
-    return run.taken >= CHECK_STEPS
+    return stopped(run)
 
 
 def stopped(run: Run | None) -> bool:
-    """Whether a gpu check has stopped this run."""
-    return run is not None and run.taken >= CHECK_STEPS
+    """Whether a gpu check has stopped this run (a run not yet planned may be long)."""
+    whole = run is not None and run.planned is not None and run.planned <= WHOLE_RUN
+    return run is not None and run.taken >= CHECK_STEPS and not whole
 
 
 def allowed(run: Run | None, steps: int) -> int:
     """The steps the loop takes of its ``steps``: all of them, or a gpu check's few."""
-    return steps if run is None else min(steps, CHECK_STEPS)
+    return steps if run is None or steps <= WHOLE_RUN else min(steps, CHECK_STEPS)
 
 
 def plan_epochs(

@@ -193,10 +193,22 @@ def test_a_loop_plans_the_steps_it_takes(loop, check, monkeypatch, tmp_path):
 
 
 @pytest.mark.parametrize("loop", [*LOOPS, pretrain_resumed], ids=lambda f: f.__name__)
-def test_a_gpu_check_stops_a_loop_early_and_keeps_its_plan(loop, check, tmp_path):
+def test_a_gpu_check_stops_a_loop_early_and_keeps_its_plan(
+    loop, check, monkeypatch, tmp_path
+):
+    monkeypatch.setattr(step_plan, "WHOLE_RUN", 0)  # short runs stop early too
     _, expected = _run(loop, tmp_path)
     assert [r.planned for r in check.RUNS] == expected
     assert [r.taken for r in check.RUNS] == [min(3, n) for n in expected]
+
+
+def test_a_short_run_runs_whole_in_a_gpu_check(check, tmp_path):
+    """Runs of at most WHOLE_RUN (10) steps: the resumed pretraining (5; 2, then 3), six
+    long-range steps, and descent's 10 SGD steps; a fit of 21 steps stops after 3."""
+    for loop in (pretrain_resumed, long_range, descent, fit_list):
+        _run(loop, tmp_path)
+    taken = [r.taken for r in check.RUNS]
+    assert taken == [5, 2, 3, 6, math.ceil(300 / len(PAIRS)), 10, 3]
 
 
 def test_tune_evaluates_where_a_gpu_check_stops_it(check):
@@ -211,5 +223,6 @@ def test_planned_steps_and_the_plan_of_the_epochs_to_come():
     step_plan.plan_epochs(run, 2, 5, max_steps=12, done=4)  # 4 + min(10, 12 - 4)
     assert run.planned == 12
     assert step_plan.allowed(None, 50) == 50 and step_plan.allowed(run, 50) == 3
+    assert step_plan.allowed(run, 10) == 10  # a short run runs whole
     assert step_plan.count_rest(2, iter(range(5))) == 7
     assert step_plan.begin("fit", 9) is None and not step_plan.step(None)
