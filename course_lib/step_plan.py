@@ -91,11 +91,12 @@ def plan_epochs(
     epochs_left: int,
     per_epoch: int,
     max_steps: int | None = None,
-    done: int = 0,
+    done: int | None = None,
 ) -> None:
-    """Plan ``run``: ``done`` steps so far, then ``epochs_left`` epochs (the one under way
-    included) of ``per_epoch`` batches, stopped at ``max_steps`` in all."""
+    """Plan ``run``: ``done`` steps so far (default: those it took), then ``epochs_left``
+    epochs (the one under way included) of ``per_epoch`` batches, at most ``max_steps``."""
     if run is not None:
+        done = run.taken if done is None else done
         left = None if max_steps is None else max_steps - done
         run.planned = done + planned_steps(epochs_left, per_epoch, left)
 

@@ -213,7 +213,7 @@ def fit(
             )
         if run is not None and epoch == 0:
             per_epoch = step_plan.count_rest(count, epoch_batches)
-            step_plan.plan_epochs(run, epochs, per_epoch, max_steps)
+            step_plan.plan_epochs(run, epochs, per_epoch, max_steps, done=0)
         history.train_loss.append(total / count)
         if valid is not None:
             history.valid_loss.append(

@@ -300,9 +300,8 @@ def train_sgns(
             _sync(dev)
             start = time.perf_counter()
             data = _Epoch(tokens, seg, keep, cfg, gen)
-            if run is not None:  # this epoch's batches, and as many each epoch after
-                batches = math.ceil(data.n / cfg.batch_size)
-                step_plan.plan_epochs(run, cfg.epochs - epoch, batches, done=run.taken)
+            # this epoch's ⌈n / B⌉ batches, and as many in each epoch after it
+            step_plan.plan_epochs(run, cfg.epochs - epoch, -(-data.n // cfg.batch_size))
             pairs = trainer.epoch(epoch, data, progress)
             _sync(dev)
             seconds = time.perf_counter() - start
