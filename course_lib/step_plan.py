@@ -15,7 +15,10 @@ loop gives its planned steps at the sizes it was given, then takes only the firs
 ``tools/gpu_check.py`` multiplies the counted cost of one of those steps by the planned steps:
 the gpu profile's training on a T4, estimated without running it. The plan is the gpu profile's
 wherever the chapter's ``gpu_check`` changes leave the loop's epochs, steps and data alone (a loop
-cuts its own run short); where they cut them, it is the check's, a lower bound.
+cuts its own run short); where they cut them, it is the check's, a lower bound. (Scaling a cut
+run by the gpu profile's amounts over the check's cannot be honest: a change such as
+``sentences=20_000`` against the gpu's None, all of them, slices the data before a loop sees it,
+and no loop knows which of the chapter's amounts fed it.)
 
 A loop whose epochs differ in length (a shuffled, length-grouped or subsampled corpus, a
 generator) plans every epoch still to come as long as the one under way, counting the batches
