@@ -179,13 +179,8 @@ GPU_CHECK_ENV = "COURSE_GPU_CHECK"
 
 def in_gpu_check() -> bool:
     """True in a gpu check (``COURSE_GPU_CHECK=1``, ``make gpu-check``): the ``gpu`` profile's
-    sizes and code paths, run for a handful of steps on a small slice of the data."""
+    sizes and code paths, each training loop run for a handful of steps."""
     return os.environ.get(GPU_CHECK_ENV, "").strip() not in ("", "0")
-
-
-# Each ``pick`` of a gpu check: (the gpu profile's choice, the check's). tools/gpu_check.py reads
-# them to set the steps a check took beside the steps the gpu profile plans.
-CHECKED_PICKS: list[tuple[Any, Any]] = []
 
 
 def _merged(base: Any, changes: Any) -> Any:
@@ -235,9 +230,13 @@ def pick(
     value, when it has one, is the gpu check's. A row may be a table itself: ``{"lstm": {"d":
     (16, 64, 256), "steps": (20, 300, 4000, 10)}}`` gives ``{"lstm": {"d": 64, "steps": 300}}``.
 
-    ``gpu_check``: what a gpu check changes in the ``gpu`` choice (the amounts of work: steps,
-    epochs, how much data), laid over it key by key; everything else, the model sizes and the
-    code paths, stays the gpu profile's. Used only in a gpu check (:func:`in_gpu_check`).
+    ``gpu_check``: what a gpu check changes in the ``gpu`` choice, laid over it key by key;
+    everything else, the model sizes and the code paths, stays the gpu profile's. Used only
+    in a gpu check (:func:`in_gpu_check`), where every training loop takes a few steps of its
+    run by itself (:mod:`course_lib.step_plan`): the changes cut the work outside the loops
+    that a CPU cannot afford (evaluation sets, decoding, a tokenizer's data). A change to a
+    loop's epochs, steps or training data makes the loop plan the check's run, not the gpu
+    profile's.
     """
     if table is not None:
         if not (smoke is cpu is gpu is _UNSET and gpu_check is None):
@@ -256,9 +255,7 @@ def pick(
     if name not in PROFILES:
         raise ValueError(f"profile must be one of {PROFILES}, got {name!r}")
     if name == "gpu" and gpu_check is not None and in_gpu_check():
-        merged = _merged(gpu, gpu_check)
-        CHECKED_PICKS.append((gpu, merged))
-        return merged
+        return _merged(gpu, gpu_check)
     choices: dict[str, Any] = {"smoke": smoke, "cpu": cpu, "gpu": gpu}
     return choices[name]
 

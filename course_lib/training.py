@@ -22,6 +22,7 @@ from torch import Tensor, nn
 from torch.optim.lr_scheduler import CosineAnnealingLR, LinearLR, LRScheduler
 from torch.optim.swa_utils import AveragedModel
 
+from course_lib import step_plan
 from course_lib.checks import check_scalar_loss
 from course_lib.runtime import progress_bar
 
@@ -112,6 +113,10 @@ def evaluate(
     return total / count
 
 
+def _reached(history: History, max_steps: int | None) -> bool:
+    return max_steps is not None and len(history.step_loss) >= max_steps
+
+
 def fit(
     model: nn.Module,
     batches: Iterable[Batch] | Callable[[], Iterable[Batch]],
@@ -143,6 +148,9 @@ def fit(
         on_step: called after every update, e.g. ``lambda: average.update_parameters(model)``.
         max_steps: stop after this many updates in all; the epoch under way ends there (its
             mean loss and validation cover the steps it took).
+
+    Its planned steps (a gpu check, :mod:`course_lib.step_plan`): ``epochs`` times the first
+    epoch's batches, at most ``max_steps``.
     """
     if epochs < 1:
         raise ValueError(f"epochs must be >= 1, got {epochs}")
@@ -154,11 +162,14 @@ def fit(
         )
     history = History()
     start = time.perf_counter()
+    run = step_plan.begin("fit")  # None outside a gpu check
     model.train()
     for epoch in range(epochs):
         total, count = 0.0, 0
+        epoch_batches = _epoch_batches(batches)
         bar = progress_bar(
-            _epoch_batches(batches),
+            # in a gpu check, kept open when the loop stops early (tqdm would close it)
+            epoch_batches if run is None else (b for b in epoch_batches),
             desc=f"{desc} {epoch + 1}/{epochs}",
             disable=not progress,
             leave=False,
@@ -192,19 +203,23 @@ def fit(
             total += value
             count += 1
             bar.set_postfix(loss=f"{value:.3f}")
-            if max_steps is not None and len(history.step_loss) >= max_steps:
+            # a gpu check stops after its few steps; max_steps stops any run
+            if step_plan.step(run) or _reached(history, max_steps):
                 break
         if count == 0:
             raise ValueError(
                 f"epoch {epoch + 1} saw no batches: pass a list, a DataLoader or a function "
                 "returning a fresh iterable, not a one-shot iterator"
             )
+        if run is not None and epoch == 0:
+            per_epoch = step_plan.count_rest(count, epoch_batches)
+            step_plan.plan_epochs(run, epochs, per_epoch, max_steps, done=0)
         history.train_loss.append(total / count)
         if valid is not None:
             history.valid_loss.append(
                 evaluate(model, valid, loss_fn=loss_fn, device=device)
             )
-        if max_steps is not None and len(history.step_loss) >= max_steps:
+        if step_plan.stopped(run) or _reached(history, max_steps):
             break
     history.seconds = time.perf_counter() - start
     return history

@@ -3,6 +3,7 @@ errors fail a chapter (code that cannot run) and which are listed (a result's as
 
 from __future__ import annotations
 
+import statistics
 import sys
 from pathlib import Path
 
@@ -21,51 +22,30 @@ def notebook(path: Path, *cells: str) -> Path:
     return path
 
 
-PICK = """\
-import torch
-from course_lib import pick
-cfg = pick(smoke=dict(n=1), cpu=dict(n=1), gpu=dict(n=300), gpu_check=dict(n=3))
-"""
 TRAIN = """\
-w = torch.nn.Parameter(torch.ones(4, 4))
-opt = torch.optim.SGD([w], lr=0.1)
-for _ in range(cfg["n"]):
-    opt.zero_grad()
-    (torch.ones(2, 4) @ w).sum().backward()
-    opt.step()
+import torch
+from course_lib.training import fit
+layer = torch.nn.Linear(4, 4, bias=False)
+batches = [torch.ones(2, 4)] * 300
+opt = torch.optim.SGD(layer.parameters(), lr=0.1)
+fit(layer, batches, optimizer=opt, loss_fn=lambda m, x: m(x).sum(), progress=False)
 """
-# each step: the (2, 4) @ (4, 4) product, 2·2·4·4 FLOPs, and its gradient for w
+# each step: the (2, 4) @ (4, 4) product, 2·2·4·4 FLOPs, and its gradient for the weight
 STEP_FLOPS = 2 * (2 * 2 * 4 * 4)
-
-
-@pytest.fixture(autouse=True)
-def plans(tmp_path, monkeypatch):
-    """A package of plans for the test chapters: chapter 01 trains in its cell-1."""
-    package = tmp_path / "test_plans"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "ch01.py").write_text(
-        "def steps(cfg):\n    return {'cell-1': cfg['n']}\n"
-    )
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(t4_estimate, "PLANS", "test_plans")
-    yield package
-    for name in [n for n in sys.modules if n.split(".")[0] == "test_plans"]:
-        del sys.modules[name]  # each test's plans are its own
 
 
 def test_a_run_counts_steps_and_flops_and_lists_a_result_assert(tmp_path):
     path = notebook(
         tmp_path / "01_a.ipynb",
-        PICK,
         TRAIN,
         "loss = {'a': 2.0, 'b': 1.0}\nassert (\n    loss['a']\n    < loss['b']\n)",
         "print('the cells after it still run')",
     )
     outcome = gpu_check.run(path, timeout=120)
     assert outcome.passed, outcome.errors
-    assert outcome.stats["steps"] == 3
-    assert outcome.stats["flops"] == 3 * STEP_FLOPS
+    (run,) = outcome.stats["runs"]  # fit stopped after the check's steps
+    assert run["loop"] == "fit" and run["taken"] == 3 and run["planned"] == 300
+    assert outcome.stats["totals"]["flops"] == 3 * STEP_FLOPS
     assert (
         len(outcome.skipped_checks) == 1
         and "AssertionError" in outcome.skipped_checks[0]
@@ -87,7 +67,7 @@ def test_the_counting_leaves_autograd_grad_through_a_module_working(tmp_path):
     )
     outcome = gpu_check.run(path, timeout=120)
     assert outcome.passed and not outcome.skipped_checks, outcome.errors
-    assert outcome.stats["flops"] > 0
+    assert outcome.stats["totals"]["flops"] > 0
 
 
 def test_an_error_in_the_code_or_an_assert_inside_a_library_fails(tmp_path):
@@ -120,60 +100,53 @@ def test_what_a_check_records_stays_out_of_the_books_results(tmp_path):
 
 def test_the_t4_estimate_scales_a_steps_work_by_the_planned_steps(tmp_path):
     path = notebook(
-        tmp_path / "01_a.ipynb", PICK, TRAIN, "x = torch.ones(8, 8) @ torch.ones(8, 8)"
+        tmp_path / "01_a.ipynb", TRAIN, "x = torch.ones(8, 8) @ torch.ones(8, 8)"
     )
     outcome = gpu_check.run(path, timeout=120)
-    assert outcome.passed, (
-        outcome.errors
-        + t4_estimate.estimate("01_a", outcome.cells, outcome.stats["picks"]).problems
-    )
-    (loop,) = outcome.cells["cell-1"]["loops"]  # one optimizer
-    assert loop["steps"] == 3 and len(loop["intervals"]) == 2
-    # each step to the next
-    assert [i[1] for i in loop["intervals"]] == [STEP_FLOPS] * 2
-    assert outcome.cells["cell-2"]["flops"] == 2 * 8**3  # no steps: other work
+    assert outcome.passed, gpu_check.report([outcome])
+    (run,) = outcome.stats["runs"]
+    assert run["optimizer"] and len(run["intervals"]) == 2  # each step to the next
+    assert [i[1] for i in run["intervals"]] == [STEP_FLOPS] * 2
     e = outcome.estimate
     assert e.planned_steps == 300 and e.planned_flops == 300 * STEP_FLOPS
-    ops = loop["intervals"][0][2]
-    per_step = t4_estimate.step_seconds(STEP_FLOPS, ops)
+    ops = statistics.median(i[2] for i in run["intervals"])
+    per_step = t4_estimate.on_t4(0, STEP_FLOPS, ops, 0, python=False)
     assert e.training_seconds == pytest.approx(300 * per_step)
-    assert "T4 estimate: 300 planned steps" in gpu_check.report([outcome])
+    assert "T4 estimate: 300 planned steps in 1 runs" in gpu_check.report([outcome])
 
 
-def test_a_plan_that_does_not_match_the_check_fails_it(tmp_path, plans):
-    (plans / "ch01.py").write_text(
-        "def steps(cfg):\n    return {'cell-1': 2 * cfg['n']}\n"
+def test_a_run_without_a_plan_or_over_it_fails_the_check(tmp_path):
+    path = notebook(
+        tmp_path / "01_a.ipynb",
+        "from course_lib import step_plan\n"
+        "unplanned, over = step_plan.begin('mine'), step_plan.begin('over', 1)\n"
+        "for _ in range(2):\n    step_plan.step(unplanned), step_plan.step(over)",
     )
-    path = notebook(tmp_path / "01_a.ipynb", PICK, TRAIN)
     outcome = gpu_check.run(path, timeout=120)
     assert not outcome.passed and not outcome.errors
     report = gpu_check.report([outcome])
-    assert (
-        "plan: cell cell-1: the plan gives 6 steps for the check, it took 3" in report
-    )
-    (plans / "ch01.py").write_text("def steps(cfg):\n    return {}\n")
-    del sys.modules["test_plans.ch01"]
-    outcome.estimate = gpu_check.t4(outcome)
-    assert "cell cell-1 took 3 steps and has no plan" in gpu_check.report([outcome])
+    assert "plan: run 1 (mine) took 2 steps and gave no plan" in report
+    assert "plan: run 2 (over) planned 1 steps and took 2" in report
 
 
-def test_a_plan_gives_each_loop_of_a_cell_its_steps(tmp_path, plans):
-    """Two optimizers in one cell, a large model's few steps and a small one's many: each
-    loop's step is its own, and the plan gives each its steps, in the order they first step."""
-    (plans / "ch01.py").write_text(
-        "def steps(cfg):\n    return {'cell-1': [cfg['n'], 10 * cfg['n']]}\n"
-    )
-    small_model = TRAIN.replace("torch.ones(4, 4)", "torch.ones(4, 1)")
-    two = TRAIN + small_model.replace('range(cfg["n"])', 'range(10 * cfg["n"])')
-    path = notebook(tmp_path / "01_a.ipynb", PICK, two)
-    outcome = gpu_check.run(path, timeout=120)
-    assert outcome.passed, gpu_check.report([outcome])
-    assert [lp["steps"] for lp in outcome.cells["cell-1"]["loops"]] == [3, 30]
-    e = outcome.estimate
-    small = 2 * (2 * 2 * 4 * 1)  # (2, 4) @ (4, 1) and its gradient
-    assert (
-        e.planned_steps == 3300 and e.planned_flops == 300 * STEP_FLOPS + 3000 * small
-    )
+def test_the_estimate_of_runs_and_other_work():
+    """Two runs: an optimizer's, 1,000 planned steps of 2 GFLOP and 100 operators; a hand
+    loop's, 10 planned steps of 0.5 s of Python; and the rest of the chapter's work."""
+    steps = [[0.1, 2e9, 100, 0.05]] * 2  # seconds, FLOPs, operators, seconds in them
+    hand = [[0.6, 0.0, 10, 0.1]] * 2
+    runs = [
+        dict(loop="fit", planned=1000, taken=3, optimizer=True, intervals=steps),
+        dict(loop="train_sgns", planned=10, taken=3, optimizer=False, intervals=hand),
+    ]
+    totals = dict(seconds=12.0, flops=6e9 + 4.05e12, ops=400, op_seconds=1.0)
+    e = t4_estimate.estimate(dict(totals=totals, runs=runs))
+    assert e.planned_steps == 1010 and e.planned_flops == 1000 * 2e9
+    t4 = t4_estimate.T4_FLOPS
+    assert e.training_seconds == pytest.approx(1000 * (2e9 / t4 + 100e-5) + 10 * 0.5)
+    # the rest: 12 - 0.3 - 1.8 s, of which 1 - 0.15 - 0.3 s in 400 - 300 - 30 operators,
+    # and 4.05e12 FLOPs (1 s on a T4)
+    assert e.other_seconds == pytest.approx((12 - 2.1) - (1 - 0.45) + 1)
+    assert not e.problems
 
 
 @pytest.mark.parametrize("layer", [torch.nn.GRU, torch.nn.LSTM, torch.nn.RNN])

@@ -1,8 +1,9 @@
 """course_lib's packages import only downwards, through the layers below (none upwards, no cycle).
 
 From the bottom: the run-time switches and the input checks (``checks``) that every package
-may use, then the infrastructure every chapter uses, then the packages in the order their
-ideas build on each other. ``backprop`` (Chapter 3: the autograd engine, Jacobians, the window
+may use, the comparisons and the training loops' step plans (``step_plan``), then the
+infrastructure every chapter uses, then the packages in the order their ideas build on each
+other. ``backprop`` (Chapter 3: the autograd engine, Jacobians, the window
 classifier) sits below ``embeddings`` (Chapters 1-2), which evaluates its vectors extrinsically
 with Chapter 3's window classifier; ``rnn`` (the cells, Chapters 5-6) sits below the language
 models and the classifiers built from them. Widgets and exercises are at the top.
@@ -19,7 +20,7 @@ ROOT = Path(course_lib.__file__).parent
 
 LAYERS = [
     {"runtime", "checks"},
-    {"compare"},
+    {"compare", "step_plan"},
     {"training", "data", "show", "viz"},
     {"results", "results_report"},
     {"decoding"},

@@ -36,7 +36,7 @@ MAX_WIDTH = (
 # step the chapter teaches (which stays in the listing): "module:helper" -> what it holds.
 BOOKKEEPING = {
     "course_lib.lm.rnn_lm:_windows": "the progress bar and the cpu profile's step budget",
-    "course_lib.lm.rnn_lm:_record": "the history, the schedule's step, the divergence stop",
+    "course_lib.lm.rnn_lm:_log": "the history, the schedule's step, the divergence stop, a gpu check's step count",
     "course_lib.seq2seq.attention_cost:_saved_bytes": "a memory meter (saved-tensor hooks)",
     "course_lib.seq2seq.attention_cost:_best_seconds": "a stopwatch, best of n runs",
     "course_lib.seq2seq.noisy_channel:_lattice": "the tables the beam reads (t, bigrams)",

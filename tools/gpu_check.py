@@ -1,20 +1,17 @@
-"""Run every chapter with the gpu profile's sizes and code paths for a few steps, on the CPU.
+"""Every chapter with the gpu profile's sizes and code paths, a few steps a loop, on the CPU.
 
     python tools/gpu_check.py [NN ...] [--jobs 2]   # make gpu-check runs them all, 2 at a time
 
-The ``gpu`` profile is what a reader with a GPU runs (on Colab, say), and no machine that builds
-the book has one. A gpu check executes each chapter with ``COURSE_PROFILE=gpu`` and
-``COURSE_GPU_CHECK=1``: every ``pick(...)`` returns the gpu profile's values with the chapter's
-``gpu_check`` changes laid over them (a few steps, an epoch, a small slice of the data), so the
-models have their gpu sizes and the code takes its gpu paths (bf16 autocast where the device has
-it, the fused attention kernels, DDP with 2 gloo processes), but the run takes minutes. A shape
-or configuration error in the gpu sizes fails the check; an ``assert`` of a chapter's cell that
-fails is a claim about results, which a few steps cannot bear out, and is listed, not failed.
-It prints, per chapter, the time, the optimizer steps taken and the floating-point operations
-they cost (``torch.utils.flop_counter``), the kernel's peak memory against a T4's 16 GB, and the
-gpu profile's estimated time on a Colab T4 against its 10 minutes (tools/t4_estimate.py: each
-training cell's counted work per step, times the steps the chapter's plan in tools/gpu_plans/
-gives it; a plan that does not give the check's own steps fails the check).
+No machine that builds the book has a GPU. A gpu check runs each chapter with
+``COURSE_PROFILE=gpu COURSE_GPU_CHECK=1``: the models have their gpu sizes and the code its gpu
+paths (bf16 autocast where the device has it, fused attention, DDP with 2 gloo processes), but
+every training loop takes only the first steps of its run, having planned the whole run
+(``course_lib.step_plan``), and each ``pick`` lays the chapter's ``gpu_check`` changes over the
+gpu values (less evaluation and decoding). An error in the gpu sizes fails the check; a failed
+``assert`` of a chapter's cell is a claim about results a few steps cannot bear out: listed.
+It prints per chapter the time, the steps taken and planned, the FLOPs counted, the kernel's
+peak memory against a T4's 16 GB and the gpu profile's time on a Colab T4 against its 10
+minutes (tools/t4_estimate.py); a run with no plan, or more steps than planned, fails it.
 """
 
 from __future__ import annotations
@@ -35,14 +32,14 @@ ROOT = Path(__file__).resolve().parents[1]
 # which the Results page reads beside the chapters the book executed.
 RESULTS = ROOT / "_build" / "gpu_check" / "results"
 
-# Injected before a chapter's first cell and after its last: count what the run does, cell by
-# cell (tools/gpu_counting.py).
+# Injected before a chapter's first cell and after its last: count what the run does
+# (tools/gpu_counting.py).
 START = f"""\
 import sys as _gc_sys
 _gc_sys.path.insert(0, {str(ROOT / "tools")!r})
-from gpu_counting import CellCounter as _GcCounter
+from gpu_counting import Counter as _GcCounter
 _gc = _GcCounter()
-_gc.start(get_ipython())
+_gc.start()
 """
 END = "print(_gc.report())"
 
@@ -54,23 +51,16 @@ class Outcome:
     chapter: str
     seconds: float = 0.0
     errors: list[str] = field(default_factory=list)  # a failure: code that cannot run
-    skipped_checks: list[str] = field(
-        default_factory=list
-    )  # result asserts a short run fails
+    skipped_checks: list[str] = field(default_factory=list)  # asserts on results
     stats: dict = field(default_factory=dict)
     slowest: list[tuple[int, float]] = field(default_factory=list)  # (cell, seconds)
-    cells: dict[str, dict] = field(default_factory=dict)  # cell id -> what it counted
-    estimate: t4_estimate.Estimate | None = None  # the gpu profile on a T4 (t4())
+    estimate: t4_estimate.Estimate | None = None  # the gpu profile on a T4
 
     @property
     def passed(self) -> bool:
-        """It ran, and the T4 estimate's plan matches the steps the check took."""
+        """It ran, and every run of a loop gave a plan it kept to."""
         e = self.estimate
         return not self.errors and e is not None and not e.problems
-
-
-def chapters(root: Path = ROOT) -> list[Path]:
-    return sorted((root / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
 
 def _slowest_cells(cells: list, n: int = 3) -> list[tuple[int, float]]:
@@ -78,16 +68,15 @@ def _slowest_cells(cells: list, n: int = 3) -> list[tuple[int, float]]:
     times nbclient records in each cell's metadata."""
     from datetime import datetime
 
+    def at(ran: dict, key: str) -> datetime:
+        return datetime.fromisoformat(ran[key].replace("Z", "+00:00"))
+
     times = []
     for index, cell in enumerate(cells):
         ran = cell.get("metadata", {}).get("execution", {})
-        start, end = ran.get("iopub.execute_input"), ran.get("shell.execute_reply")
-        if start and end:
-            seconds = (
-                datetime.fromisoformat(end.replace("Z", "+00:00"))
-                - datetime.fromisoformat(start.replace("Z", "+00:00"))
-            ).total_seconds()
-            times.append((index, round(seconds, 1)))
+        if {"iopub.execute_input", "shell.execute_reply"} <= ran.keys():
+            took = at(ran, "shell.execute_reply") - at(ran, "iopub.execute_input")
+            times.append((index, round(took.total_seconds(), 1)))
     return sorted(times, key=lambda t: -t[1])[:n]
 
 
@@ -123,27 +112,13 @@ def run(path: Path, timeout: int = 1800) -> Outcome:
         text = output.get("text", "")
         if text.startswith("GPU-CHECK "):
             outcome.stats = json.loads(text[len("GPU-CHECK ") :])
-    ran = [c for c in nb.cells[1:-1] if c.cell_type == "code" and c.source.strip()]
-    outcome.cells = {  # the kernel's counts, in the order it ran the chapter's cells
-        cell.get("id", f"cell-{i}"): counts
-        for i, (cell, counts) in enumerate(zip(ran, outcome.stats.pop("cells", [])))
-    }
-    outcome.estimate = t4(outcome)
+            outcome.estimate = t4_estimate.estimate(outcome.stats)
     return outcome
 
 
-def t4(outcome: Outcome) -> t4_estimate.Estimate | None:
-    """The chapter's gpu profile on a T4, estimated from the check (None when it did not run)."""
-    if not outcome.stats:
-        return None
-    return t4_estimate.estimate(
-        outcome.chapter, outcome.cells, outcome.stats.get("picks", [])
-    )
-
-
 HEADER = (
-    f"{'chapter':<28} {'result':<7} {'time':>7} {'steps':>6} {'GFLOP':>9} {'peak MB':>8}"
-    f" {'T4 gpu profile':>20}  result asserts skipped"
+    f"{'chapter':<28} {'result':<7} {'time':>7} {'steps':>6} {'planned':>9} {'GFLOP':>9}"
+    f" {'peak MB':>8} {'T4 gpu profile':>20}  result asserts skipped"
 )
 
 
@@ -157,16 +132,17 @@ def _lines(outcomes: list[Outcome]) -> list[str]:
     lines = []
     for o in outcomes:
         s, e = o.stats, o.estimate
-        flops = f"{s['flops'] / 1e9:9.1f}" if s else f"{'-':>9}"
+        flops = f"{s['totals']['flops'] / 1e9:9.1f}" if s else f"{'-':>9}"
         over = e is not None and (
             e.seconds > t4_estimate.BUDGET_SECONDS
             or s.get("peak_mb", 0) > t4_estimate.T4_MEMORY_MB
         )
         est = f"{e.seconds / 60:5.1f} min {'OVER' if over else 'ok':>4}" if e else "-"
+        taken = sum(run["taken"] for run in s.get("runs", []))
         lines.append(
             f"{o.chapter:<28} {'ok' if o.passed else 'FAILED':<7} {o.seconds:6.0f}s "
-            f"{s.get('steps', 0):>6} {flops} {s.get('peak_mb', 0):8.0f} {est:>20}  "
-            f"{len(o.skipped_checks)}"
+            f"{taken:>6} {e.planned_steps if e else 0:>9,} {flops} "
+            f"{s.get('peak_mb', 0):8.0f} {est:>20}  {len(o.skipped_checks)}"
         )
     for o in outcomes:
         for error in o.errors:
@@ -177,11 +153,11 @@ def _lines(outcomes: list[Outcome]) -> list[str]:
         e = o.estimate
         if e is not None:
             lines.append(
-                f"  {o.chapter}: T4 estimate: {e.planned_steps:,} planned steps, "
-                f"{e.planned_flops / 1e12:,.1f} TFLOP, {e.training_seconds:,.0f} s training"
-                f" + {e.other_seconds:,.0f} s other work (budget "
-                f"{t4_estimate.BUDGET_SECONDS} s; peak {o.stats.get('peak_mb', 0):,.0f} of "
-                f"{t4_estimate.T4_MEMORY_MB:,} MB)"
+                f"  {o.chapter}: T4 estimate: {e.planned_steps:,} planned steps in "
+                f"{len(o.stats['runs'])} runs, {e.planned_flops / 1e12:,.1f} TFLOP, "
+                f"{e.training_seconds:,.0f} s training + {e.other_seconds:,.0f} s other "
+                f"work (budget {t4_estimate.BUDGET_SECONDS} s; peak "
+                f"{o.stats.get('peak_mb', 0):,.0f} of {t4_estimate.T4_MEMORY_MB:,} MB)"
             )
             lines.extend(f"  {o.chapter}: plan: {problem}" for problem in e.problems)
     return lines
@@ -191,15 +167,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("chapters", nargs="*", help="chapter numbers (default: all)")
     parser.add_argument("--json", help="also write the outcomes to this file")
-    parser.add_argument(
-        "--jobs", type=int, default=1, help="chapters run at once (one thread each)"
-    )
+    parser.add_argument("--jobs", type=int, default=1, help="chapters run at once")
     args = parser.parse_args(argv)
-    paths = [
-        p
-        for p in chapters()
-        if not args.chapters or p.name[:2] in {c.zfill(2) for c in args.chapters}
-    ]
+    wanted = {c.zfill(2) for c in args.chapters}
+    paths = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    paths = [p for p in paths if not wanted or p.name[:2] in wanted]
     if not paths:
         raise SystemExit(f"no chapter {args.chapters} in notebooks/")
     outcomes = []

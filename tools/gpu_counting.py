@@ -1,45 +1,34 @@
-"""What a gpu check counts inside the chapter's kernel, cell by cell (tools/gpu_check.py loads it).
+"""What a gpu check counts inside the chapter's kernel (tools/gpu_check.py loads it).
 
-For every cell: its wall time, the optimizer steps it took (``register_optimizer_step_post_hook``),
-the floating-point operations and the operators it dispatched (``torch.utils.flop_counter``), and
-how much of each fell between one step of an optimizer and its next: a training step's forward,
-backward and update. A cell's other work (data preparation, evaluation) is the rest.
+For the whole chapter: its wall time, the floating-point operations and the operators it
+dispatched (``torch.utils.flop_counter``) and the time spent inside them; and for every run of a
+training loop (``course_lib.step_plan``), each interval from one of its steps to its next: a
+training step's forward, backward and update. The rest is the chapter's other work.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import math
+import os
 import resource
 import time
 
 import torch
 from t4_estimate import KEYS  # tools/, beside this file
 from torch import nn
-from torch.nn.modules.module import (
-    register_module_forward_hook,
-    register_module_forward_pre_hook,
-)
+from torch.nn.modules import module as hooks
 from torch.optim.optimizer import register_optimizer_step_post_hook
-from torch.utils.flop_counter import (
-    FlopCounterMode,
-    _FlopCounterMode,
-    register_flop_formula,
-)
+from torch.utils import flop_counter
 
 
-class _GlobalOnly:
+class _GlobalOnly(contextlib.nullcontext):
     """FlopCounterMode's module tracker, tracking nothing: every FLOP counts under "Global".
     The tracker's module hooks break ``torch.autograd.grad`` through a module."""
 
     parents = {"Global"}
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *args):
-        return None
 
 
 @functools.cache
@@ -49,23 +38,17 @@ def launches_a_kernel(func_packet) -> bool:
     return not all(getattr(op, "is_view", False) for op in overloads)
 
 
-@register_flop_formula(torch.ops.aten.mkldnn_rnn_layer)
-def _lstm_layer_flops(input_shape, w_ih_shape, w_hh_shape, *args, **kwargs) -> int:
+@flop_counter.register_flop_formula(torch.ops.aten.mkldnn_rnn_layer)
+def _lstm_layer_flops(x_shape, w_ih_shape, w_hh_shape, *args, **kwargs) -> int:
     """The CPU's fused LSTM layer (one direction): at each of its T·B positions the gates'
     products W_ih x (4H × I) and W_hh h (4H × H), 2 FLOPs a multiply-add; torch counts none."""
-    return (
-        2
-        * math.prod(input_shape[:-1])
-        * (math.prod(w_ih_shape) + math.prod(w_hh_shape))
-    )
+    return 2 * math.prod(x_shape[:-1]) * (math.prod(w_ih_shape) + math.prod(w_hh_shape))
 
 
-@register_flop_formula(torch.ops.aten.mkldnn_rnn_layer_backward)
-def _lstm_layer_backward_flops(
-    input_shape, w_ih_shape, w_hh_shape, *args, **kwargs
-) -> int:
+@flop_counter.register_flop_formula(torch.ops.aten.mkldnn_rnn_layer_backward)
+def _lstm_backward_flops(x_shape, w_ih_shape, w_hh_shape, *args, **kwargs) -> int:
     """Its backward: the gradients of the inputs and of the weights, twice the forward."""
-    return 2 * _lstm_layer_flops(input_shape, w_ih_shape, w_hh_shape)
+    return 2 * _lstm_layer_flops(x_shape, w_ih_shape, w_hh_shape)
 
 
 def _sequence_nr() -> int:
@@ -75,30 +58,24 @@ def _sequence_nr() -> int:
 
 
 def _nodes_after(outputs, first: int) -> set[int]:
-    """Sequence numbers of the autograd nodes behind ``outputs`` made since number ``first``."""
-    tensors = [t for t in _tensors(outputs) if t.grad_fn is not None]
-    todo, seen = [t.grad_fn for t in tensors], set()
+    """Sequence numbers of the autograd nodes behind ``outputs`` made since number ``first``
+    (``outputs``: tensors, nested in tuples and lists; a PackedSequence is a tuple too)."""
+    todo, seen = [outputs], set()
     while todo:
         node = todo.pop()
-        if node is None or type(node).__name__ == "AccumulateGrad":
+        if isinstance(node, (tuple, list)):
+            todo.extend(node)
+        elif isinstance(node, torch.Tensor):
+            todo.append(node.grad_fn)
+        elif node is None or type(node).__name__ == "AccumulateGrad":
             continue
-        number = node._sequence_nr()
-        if number < first or number in seen:
-            continue
-        seen.add(number)
-        todo.extend(next_node for next_node, _ in node.next_functions)
+        elif (number := node._sequence_nr()) >= first and number not in seen:
+            seen.add(number)
+            todo.extend(next_node for next_node, _ in node.next_functions)
     return seen
 
 
-def _tensors(value):
-    if isinstance(value, torch.Tensor):
-        yield value
-    elif isinstance(value, (tuple, list)):  # a PackedSequence is a tuple too
-        for item in value:
-            yield from _tensors(item)
-
-
-class _TimedMode(_FlopCounterMode):
+class _TimedMode(flop_counter._FlopCounterMode):
     """FlopCounterMode's dispatch mode, also timing the operators it runs (the outermost:
     an operator torch decomposes runs its parts inside it)."""
 
@@ -115,15 +92,14 @@ class _TimedMode(_FlopCounterMode):
             self.counter.op_seconds += time.perf_counter() - start
 
 
-class OpCounter(FlopCounterMode):
+class OpCounter(flop_counter.FlopCounterMode):
     """FLOPs, as torch counts them, the operators dispatched that compute (each about one GPU
     kernel; views are not counted), and the seconds spent inside operators."""
 
     def __init__(self) -> None:
         super().__init__(display=False)
         self.mod_tracker = _GlobalOnly()
-        self.ops = 0
-        self.op_seconds = 0.0
+        self.ops, self.op_seconds = 0, 0.0
         self.in_rnn = 0  # inside a recurrent layer's forward
         self.rnn_nodes: set[int] = set()  # its autograd nodes, run backward by cuDNN
 
@@ -165,89 +141,60 @@ class OpCounter(FlopCounterMode):
 def peak_mb() -> float:
     """This process's peak resident memory, MB: Linux's VmHWM, which a new program starts
     afresh (``ru_maxrss``, elsewhere, keeps the peak of the process that started it)."""
-    try:
+    if os.path.exists("/proc/self/status"):
         with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024  # kB
-    except OSError:
-        pass
+            kb = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
+        return int(kb) / 1024
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-class CellCounter:
-    """Per-cell counts: ``cells`` holds, for each cell the kernel ran after this one (in order),
-    its optimizer steps, seconds, FLOPs, operators and seconds inside operators (``KEYS``),
-    and its ``loops``: for each optimizer that stepped in it, in the order they first did, the
-    steps it took and each interval from one of its steps to its next, as ``KEYS``."""
+class Counter:
+    """The chapter's counts (``report``): ``totals`` (seconds, FLOPs, operators, seconds
+    inside operators) and each run of a training loop: its loop, planned and taken steps,
+    whether a torch optimizer stepped in it, and the counts of each interval between steps."""
 
     def __init__(self) -> None:
         self.counter = OpCounter()
-        self.cells: list[dict] = []
-        self.cell: dict | None = None
-        self.steps = 0
+        self.runs: dict[int, dict] = {}  # id(run): its intervals, optimizer, last mark
+        self.stepped = False  # a torch optimizer stepped since the last step of a run
 
-    def _now(self) -> tuple[float, int, int, float]:
-        return (time.perf_counter(), *self.counter.totals())
+    def now(self) -> list[float]:
+        return [time.perf_counter(), *self.counter.totals()]
 
-    def pre_run_cell(self, info) -> None:
-        self.cell = {"steps": 0, **dict.fromkeys(KEYS, 0), "loops": []}
-        self.cells.append(self.cell)
-        self._start = self._mark = self._now()
-        # id(optimizer) -> (the optimizer, its loop in this cell); holding the optimizer
-        # keeps its id its own
-        self._loops: dict[int, tuple] = {}
-        self._last = None  # the optimizer that took the cell's last step
-
-    def post_run_cell(self, result) -> None:
-        if self.cell is None:
-            return
-        now = self._now()
-        for i, key in enumerate(KEYS):
-            self.cell[key] += now[i] - self._start[i]
-        self.cell = None
-
-    def step(self, optimizer, *_args) -> None:
-        """An optimizer took a step. What ran since the same optimizer's last step in this cell
-        is one step's work (forward, backward, update, and any evaluation between steps); what
-        ran before its first step (making the model, the batches) is not."""
-        self.steps += 1
+    def optimizer_step(self, *_args) -> None:
         self.counter.rnn_nodes.clear()  # their backward has run
-        if self.cell is None:
-            return
-        now = self._now()
-        self.cell["steps"] += 1
-        if id(optimizer) not in self._loops:
-            self._loops[id(optimizer)] = (optimizer, {"steps": 0, "intervals": []})
-            self.cell["loops"].append(self._loops[id(optimizer)][1])
-        loop = self._loops[id(optimizer)][1]
-        loop["steps"] += 1
-        if self._last is optimizer:
-            loop["intervals"].append([b - a for a, b in zip(self._mark, now)])
-        self._last, self._mark = optimizer, now
+        self.stepped = True
 
-    def start(self, ipython) -> None:
-        register_optimizer_step_post_hook(self.step)
-        register_module_forward_pre_hook(self.counter.rnn_enters)
-        register_module_forward_hook(self.counter.rnn_leaves)
-        ipython.events.register("pre_run_cell", self.pre_run_cell)
-        ipython.events.register("post_run_cell", self.post_run_cell)
+    def run_step(self, run) -> None:
+        """A run took a step: what ran since its previous step is one step's work."""
+        now = self.now()
+        seen = self.runs.setdefault(id(run), dict(intervals=[], optimizer=False))
+        if "mark" in seen:
+            seen["intervals"].append([b - a for a, b in zip(seen["mark"], now)])
+        seen["mark"], seen["optimizer"] = now, seen["optimizer"] or self.stepped
+        self.stepped = False
+
+    def start(self) -> None:
+        from course_lib import step_plan
+
+        step_plan.LISTENERS.append(self.run_step)
+        register_optimizer_step_post_hook(self.optimizer_step)
+        hooks.register_module_forward_pre_hook(self.counter.rnn_enters)
+        hooks.register_module_forward_hook(self.counter.rnn_leaves)
+        self.first = self.now()
         self.counter.__enter__()
 
     def report(self) -> str:
-        """One line for tools/gpu_check.py: the totals, each cell, and the checked picks."""
-        from course_lib.runtime import CHECKED_PICKS
+        """One line for tools/gpu_check.py: the totals and every run."""
+        from course_lib.step_plan import RUNS
 
         self.counter.__exit__(None, None, None)
-        flops, ops, _ = self.counter.totals()
+        totals = [b - a for a, b in zip(self.first, self.now())]
+        runs = []
+        for run in RUNS:
+            seen = self.runs.get(id(run), dict(intervals=[], optimizer=False))
+            seen.pop("mark", None)
+            runs.append(dict(vars(run), **seen))  # loop, planned, taken
         return "GPU-CHECK " + json.dumps(
-            {
-                "steps": self.steps,
-                "flops": flops,
-                "ops": ops,
-                "peak_mb": peak_mb(),
-                "cells": self.cells,
-                "picks": CHECKED_PICKS,
-            },
-            default=str,
+            {"totals": dict(zip(KEYS, totals)), "peak_mb": peak_mb(), "runs": runs}
         )

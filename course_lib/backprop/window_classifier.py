@@ -28,6 +28,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from course_lib import step_plan
 from course_lib.backprop import Value, softmax_cross_entropy, zero_grad
 from course_lib.data.batching import shuffled_batches
 from course_lib.data.vocab import Vocab
@@ -257,6 +258,7 @@ def train_with_engine(
     Returns a ``training.History`` (per-step and per-epoch loss, wall time), as ``fit`` does.
     ``fit`` itself is not used: the engine's ``Value``s are not torch parameters, so no torch
     optimizer can update them, and the update is the lecture's rule written out.
+    Its planned steps (a gpu check, :mod:`course_lib.step_plan`): ``epochs`` × batches.
     """
     if epochs < 1 or not lr > 0:
         raise ValueError(
@@ -265,6 +267,7 @@ def train_with_engine(
     if not batches:
         raise ValueError("batches is empty")
     history, start = History(), time.perf_counter()
+    run = step_plan.begin("train_with_engine", epochs * len(batches))
     for epoch in range(epochs):
         total = 0.0
         bar = progress_bar(
@@ -278,7 +281,11 @@ def train_with_engine(
                 p.data -= lr * p.grad  # SGD step, outside any graph
             history.step_loss.append(loss.item())
             total += loss.item()
+            if step_plan.step(run):  # a gpu check: a few steps of them
+                break
         history.train_loss.append(total / len(batches))
+        if step_plan.stopped(run):
+            break
     history.seconds = time.perf_counter() - start
     return history
 

@@ -15,6 +15,7 @@ Shape letters: P pairs, B batch, V vocabulary, D vector width.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from dataclasses import dataclass, field
 import torch
 from torch import Tensor
 
+from course_lib import step_plan
 from course_lib.embeddings._common import Device, check_positive_int, describe
 from course_lib.embeddings.word2vec import SkipGram
 from course_lib.runtime import run_seed
@@ -92,6 +94,7 @@ def descent_curves(
     ``course_lib.training.fit`` is not used: a run is budgeted in examples, not epochs (a
     batch may wrap around the pairs), and each update is timed alone, without the
     evaluations of J between them that ``fit``'s wall time would include.
+    A run's planned steps (a gpu check, :mod:`course_lib.step_plan`): ⌈examples / B⌉.
     """
     check_positive_int(vocab_size, "vocab_size")
     check_positive_int(evals, "evals")
@@ -120,6 +123,7 @@ def descent_curves(
         curve.examples.append(0)
         curve.objective.append(full_objective(model, pairs))
         next_eval, seen, step_time, steps = budget / evals, 0, 0.0, 0
+        run = step_plan.begin("descent_curves", math.ceil(budget / B))
         while seen < budget:
             idx = order[(seen + torch.arange(B, device=dev)) % P]  # (B,)
             t0 = time.perf_counter()
@@ -135,6 +139,8 @@ def descent_curves(
                 curve.examples.append(seen)
                 curve.objective.append(full_objective(model, pairs))
                 next_eval += budget / evals
+            if step_plan.step(run):  # a gpu check: a few steps of the run
+                break
         curve.seconds_per_step = step_time / steps
         curves.append(curve)
     return curves

@@ -27,6 +27,7 @@ import torch
 import torch.nn as nn
 from torch import Tensor
 
+from course_lib import step_plan
 from course_lib.embeddings._common import Device, check_positive_int, describe
 from course_lib.embeddings.evaluation import _lookup
 from course_lib.embeddings.word2vec import _reduce
@@ -230,7 +231,8 @@ def train_glove(
     steps by lr · g / √(sum), g the gradient of ½ J (glove.c's scaling; same minimum). glove.c
     steps after every entry with lr = 0.05; here g sums a row's gradients over the batch,
     one step per row and batch, so a larger lr (0.5) makes up for the fewer steps.
-    Returns a ``GloVeRun``.
+    Returns a ``GloVeRun``. Its planned steps (a gpu check, :mod:`course_lib.step_plan`):
+    ``epochs`` times ⌈entries / batch_size⌉.
     """
     check_positive_int(dim, "dim")
     check_positive_int(epochs, "epochs")
@@ -247,20 +249,32 @@ def train_glove(
     if dev.type == "cpu":  # gathers and scatters of rows: one thread is fastest, and
         torch.set_num_threads(1)  # several slow down badly when the cores are shared
     try:
-        _glove_epochs(run, sq, (i_all, j_all, x_all), epochs, batch_size, lr,
-                      x_max, alpha, gen, progress)  # fmt: skip
+        _glove_epochs(
+            run,
+            sq,
+            (i_all, j_all, x_all),
+            epochs,
+            batch_size,
+            lr,
+            x_max,
+            alpha,
+            gen,
+            progress,
+        )
     finally:
         torch.set_num_threads(threads_before)
     return run
 
 
-def _glove_epochs(run, sq, entries, epochs, batch_size, lr, x_max, alpha,
-                  gen, progress) -> None:  # fmt: skip
+def _glove_epochs(
+    run, sq, entries, epochs, batch_size, lr, x_max, alpha, gen, progress
+) -> None:
     """The epochs of ``train_glove``: AdaGrad steps over shuffled batches of entries."""
     model = run.model
     i_all, j_all, x_all = entries  # (P,) each
     dev = x_all.device
     P = x_all.numel()
+    plan = step_plan.begin("train_glove", epochs * math.ceil(P / batch_size))
     for epoch in range(epochs):
         total = torch.zeros((), device=dev)
         t0 = time.perf_counter()
@@ -276,18 +290,27 @@ def _glove_epochs(run, sq, entries, epochs, batch_size, lr, x_max, alpha,
             rows_i, inv_i = torch.unique(i, return_inverse=True)  # (R_i,), (B,)
             rows_j, inv_j = torch.unique(j, return_inverse=True)  # (R_j,), (B,)
             loss, g_wi, g_wj, g_bi, g_bj = glove_loss_and_gradient(
-                model.W.index_select(0, i), model.W_tilde.index_select(0, j),
-                model.b.index_select(0, i), model.b_tilde.index_select(0, j), x,
-                x_max=x_max, alpha=alpha, reduction="sum",
-            )  # fmt: skip
+                model.W.index_select(0, i),
+                model.W_tilde.index_select(0, j),
+                model.b.index_select(0, i),
+                model.b_tilde.index_select(0, j),
+                x,
+                x_max=x_max,
+                alpha=alpha,
+                reduction="sum",
+            )
             total += loss
             # g / 2: the gradient of ½ J, as glove.c
             _adagrad_rows(model.W, sq[0], rows_i, inv_i, g_wi / 2, lr)
             _adagrad_rows(model.W_tilde, sq[1], rows_j, inv_j, g_wj / 2, lr)
             _adagrad_rows(model.b, sq[2], rows_i, inv_i, g_bi / 2, lr)
             _adagrad_rows(model.b_tilde, sq[3], rows_j, inv_j, g_bj / 2, lr)
+            if step_plan.step(plan):  # a gpu check: a few steps of them
+                break
         run.loss.append(total.item() / P)
         run.seconds.append(time.perf_counter() - t0)
+        if step_plan.stopped(plan):
+            break
 
 
 def cooccurrence_ratios(

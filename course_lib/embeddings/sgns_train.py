@@ -39,6 +39,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
+from course_lib import step_plan
 from course_lib.embeddings._common import (
     Corpus,
     Device,
@@ -263,6 +264,8 @@ def train_sgns(
     noise distribution P_n ∝ count^{3/4}. ``config`` (``SGNSConfig``) holds the settings, gensim's
     by default. The loss is logged every ``log_every`` steps. Deterministic for a given seed
     with ``workers=1`` on one device. Returns an ``SGNSRun`` (model, history, epoch timings).
+    Its planned steps (a gpu check, :mod:`course_lib.step_plan`): each epoch's batches of
+    subsampled centres, every epoch to come as many as the one under way.
     """
     cfg = config or SGNSConfig()
     dev = torch.device(device) if device is not None else torch.device("cpu")
@@ -287,6 +290,7 @@ def train_sgns(
     tokens, seg = tokens.to(dev), seg.to(dev)  # (N,), (N,)
     gen = torch.Generator(device=dev).manual_seed(run_seed(cfg.seed))
     trainer = _Trainer(_init_model(cfg, V, dev, gen), cfg, counts, log_every)
+    trainer.plan = run = step_plan.begin("train_sgns")  # a gpu check: a few steps
     keep = keep_probabilities(counts, cfg.sample)  # (V,)
     threads_before = torch.get_num_threads()
     if dev.type == "cpu":
@@ -296,6 +300,8 @@ def train_sgns(
             _sync(dev)
             start = time.perf_counter()
             data = _Epoch(tokens, seg, keep, cfg, gen)
+            # this epoch's ⌈n / B⌉ batches, and as many in each epoch after it
+            step_plan.plan_epochs(run, cfg.epochs - epoch, -(-data.n // cfg.batch_size))
             pairs = trainer.epoch(epoch, data, progress)
             _sync(dev)
             seconds = time.perf_counter() - start
@@ -308,6 +314,8 @@ def train_sgns(
                     words_per_second=data.n / max(seconds, 1e-9),
                 )
             )
+            if step_plan.stopped(run):
+                break
     finally:
         torch.set_num_threads(threads_before)
     trainer.run.history.sort(key=lambda h: h["progress"])
@@ -330,6 +338,7 @@ class _Trainer:
         self.step = _sg_step if cfg.architecture == "skipgram" else _cbow_step
         self.run = SGNSRun(model=model, config=cfg)
         self.lock = threading.Lock()
+        self.plan = None  # the gpu check's Run (course_lib.step_plan), if any
 
     def epoch(self, epoch: int, data: _Epoch, progress: bool) -> int:
         """Train on every batch of the epoch; returns the number of (window, centre) pairs."""
@@ -380,6 +389,8 @@ class _Trainer:
                         if want:
                             entry = dict(epoch=epoch, progress=done * cfg.epochs, lr=lr)
                             self.run.history.append(dict(entry, loss=loss))
+                        if step_plan.step(self.plan):  # a gpu check's steps are taken
+                            return
         except BaseException as err:  # re-raised in the main thread
             errors.append(err)
 

@@ -25,6 +25,7 @@ import torch
 import torch.nn as nn
 from torch import Tensor
 
+from course_lib import step_plan
 from course_lib.data.batching import batches  # re-exported: Chapter 1 imports it here
 from course_lib.data.windows import context_at
 from course_lib.embeddings._common import (
@@ -305,6 +306,8 @@ def train_word2vec(
     ``course_lib.training.fit`` is not used: ``"hand"`` updates without autograd or an
     optimizer, and the loss is summed on the device and read once an epoch (``fit`` reads
     it every step, which waits for the device on each of word2vec's many small batches).
+    Its planned steps (a gpu check, :mod:`course_lib.step_plan`): ``epochs`` times
+    ⌈examples / batch_size⌉.
     """
     if isinstance(examples, Tensor) and isinstance(model, SkipGram):
         if examples.dim() != 2 or examples.size(1) != 2:
@@ -332,6 +335,9 @@ def train_word2vec(
     generator = torch.Generator().manual_seed(run_seed(seed))
     n = examples[0].size(0)
     history = []
+    run = step_plan.begin("train_word2vec")  # a gpu check: a few steps of them
+    if run is not None:
+        step_plan.plan_epochs(run, epochs, math.ceil(n / batch_size))
     for epoch in range(epochs):
         total, seen = torch.zeros((), device=dev), 0
         bar = progress_bar(
@@ -353,5 +359,9 @@ def train_word2vec(
             seen += batch[0].size(0)
             if progress and bar.n % 100 == 0:  # reading the loss waits for the device
                 bar.set_postfix(loss=f"{total.item() / seen:.4f}")
+            if step_plan.step(run):
+                break
         history.append(total.item() / seen)
+        if step_plan.stopped(run):
+            break
     return history

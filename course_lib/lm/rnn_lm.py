@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
+from course_lib import step_plan
 from course_lib.checks import check_targets, check_token_ids
 from course_lib.decoding.protocol import select_rows
 from course_lib.lm.output import SoftmaxOutput
@@ -189,15 +190,17 @@ def tbptt_batches(data: Tensor, bptt: int) -> Iterator[tuple[Tensor, Tensor]]:
 
 
 def _windows(
-    data: Tensor, bptt: int, epoch: int, max_steps: int | None, progress: bool
+    data: Tensor, bptt: int, epoch: int, max_steps: int | None, progress: bool, run
 ) -> Iterable[tuple[Tensor, Tensor]]:
     """Epoch ``epoch``'s windows ``tbptt_batches(data, bptt)`` under a progress bar, cut
-    where the run reaches ``max_steps`` updates (None: no limit). Every epoch before the
-    last one of a run takes all n windows, so ``epoch * n`` updates came before."""
-    n = math.ceil((data.size(1) - 1) / bptt)  # windows per epoch
+    where the run reaches ``max_steps`` updates (None: no limit), or where a gpu check
+    stops ``run`` (:mod:`course_lib.step_plan`). Every epoch before the last one of a run
+    takes all n windows, so ``epoch * n`` updates came before."""
+    n = _windows_per_epoch(data, bptt)
     left = n if max_steps is None else max(0, min(n, max_steps - epoch * n))
+    windows = itertools.islice(tbptt_batches(data, bptt), left)
     return progress_bar(
-        itertools.islice(tbptt_batches(data, bptt), left),
+        itertools.takewhile(lambda _: not step_plan.stopped(run), windows),
         total=left,
         desc=f"epoch {epoch + 1}",
         disable=not progress,
@@ -205,9 +208,11 @@ def _windows(
     )
 
 
-def _record(history: History, loss: Tensor, norm: Tensor, scheduler) -> float:
-    """Record the update's loss and gradient norm, step the learning-rate schedule if any,
-    and return the loss; a loss that is not finite stops training (FloatingPointError)."""
+def _log(history: History, loss: Tensor, norm: Tensor, scheduler, run) -> float:
+    """Record the update's loss and gradient norm (and the step, in a gpu check's ``run``),
+    step the learning-rate schedule if any, and return the loss; a loss that is not finite
+    stops training (FloatingPointError)."""
+    step_plan.step(run)
     if not torch.isfinite(loss):
         raise FloatingPointError(f"loss became {loss.item()}: lower lr or clip")
     if scheduler is not None:
@@ -217,11 +222,20 @@ def _record(history: History, loss: Tensor, norm: Tensor, scheduler) -> float:
     return history.step_loss[-1]
 
 
-def _check_tbptt(epochs: int, max_steps: int | None) -> None:
+def _windows_per_epoch(data: Tensor, bptt: int) -> int:
+    return math.ceil((data.size(1) - 1) / bptt)
+
+
+def _check_tbptt(data: Tensor, bptt: int, epochs: int, max_steps: int | None):
+    """Check the run's arguments, and plan the updates they make: in a gpu check, the run
+    (``epochs`` × the windows of an epoch, at most ``max_steps``), elsewhere None."""
     if epochs < 1:
         raise ValueError(f"epochs must be >= 1, got {epochs}")
     if max_steps is not None and (isinstance(max_steps, bool) or max_steps < 1):
         raise ValueError(f"max_steps must be a positive int or None, got {max_steps}")
+    run = step_plan.begin("train_tbptt")  # a gpu check takes a few steps of it
+    step_plan.plan_epochs(run, epochs, _windows_per_epoch(data, bptt), max_steps)
+    return run
 
 
 @torch.no_grad()
@@ -259,24 +273,26 @@ def train_tbptt(
     after every update; a loss that is not finite stops training (FloatingPointError).
     ``course_lib.training.fit`` is not used because the hidden state must be carried
     from batch to batch, which its stateless ``loss_fn(model, batch)`` does not do.
+    Its planned steps (a gpu check, :mod:`course_lib.step_plan`): ``epochs`` times the
+    ⌈(L − 1) / bptt⌉ windows of an epoch, at most ``max_steps``.
     """
-    _check_tbptt(epochs, max_steps)
+    run = _check_tbptt(data, bptt, epochs, max_steps)  # and a gpu check's run
     history, start = History(), time.perf_counter()
     model.train()
     for epoch in range(epochs):
         total, count, h = 0.0, 0, None
-        for x, y in _windows(data, bptt, epoch, max_steps, progress):  # (B, T) each
+        for x, y in _windows(data, bptt, epoch, max_steps, progress, run):  # (B, T)
             loss, h = model(x, y, h)  # J (teacher forcing); h goes on, detached below
             optimizer.zero_grad(set_to_none=True)
             loss.backward()  # g = ∇J, back through this window's T steps only
             norm = nn.utils.clip_grad_norm_(model.parameters(), clip_norm or math.inf)
             optimizer.step()  # with g ← clip_norm · g / ‖g‖ where ‖g‖ > clip_norm
             h = tuple(s.detach() for s in h) if isinstance(h, tuple) else h.detach()
-            total, count = total + _record(history, loss, norm, scheduler), count + 1
+            total, count = total + _log(history, loss, norm, scheduler, run), count + 1
         history.train_loss.append(total / max(count, 1))
         if valid is not None:
             history.valid_loss.append(evaluate_lm(model, valid, bptt))
-        if len(history.step_loss) == max_steps:
+        if len(history.step_loss) == max_steps or step_plan.stopped(run):
             break
     history.seconds = time.perf_counter() - start
     return history

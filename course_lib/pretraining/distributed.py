@@ -31,6 +31,7 @@ from torch import Tensor, nn
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data.distributed import DistributedSampler
 
+from course_lib import step_plan
 from course_lib.pretraining.common import at_least_float32
 
 __all__ = [
@@ -95,9 +96,12 @@ def _set_rng_state(state: dict) -> None:
 
 
 def save_checkpoint(
-    path: str | Path, model: nn.Module, optimizer: torch.optim.Optimizer, step: int,
+    path: str | Path,
+    model: nn.Module,
+    optimizer: torch.optim.Optimizer,
+    step: int,
     losses: list[float],
-) -> None:  # fmt: skip
+) -> None:
     """Write {model, optimizer, step, losses, rng} with ``torch.save`` (atomic rename)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -179,9 +183,12 @@ def _check_pretrain(
 
 
 def _start(
-    model: nn.Module, cfg: TrainConfig, device: torch.device,
-    checkpoint: str | Path | None, resume: bool,
-) -> tuple[torch.optim.Optimizer, int, list[float]]:  # fmt: skip
+    model: nn.Module,
+    cfg: TrainConfig,
+    device: torch.device,
+    checkpoint: str | Path | None,
+    resume: bool,
+) -> tuple[torch.optim.Optimizer, int, list[float]]:
     """Move the model to ``device``, make its AdamW, and restore the checkpoint when
     resuming: returns the optimiser, the step to start from and the losses so far."""
     model.to(device)
@@ -208,11 +215,12 @@ def _mean_over_ranks(loss: Tensor, world: int) -> float:
 
 
 def _log_and_save(
-    step: int, stop: int, cfg: TrainConfig, rank: int, log, checkpoint, model, opt,
-    losses: list[float],
-) -> None:  # fmt: skip
+    step, stop, cfg, rank, log, checkpoint, model, opt, losses, run
+) -> None:
     """Rank 0 logs every ``log_every`` steps and saves every ``checkpoint_every`` steps
-    and at the last step (when a checkpoint path is given)."""
+    and at the last step (when a checkpoint path is given); a gpu check's ``run`` counts
+    the step (:mod:`course_lib.step_plan`)."""
+    step_plan.step(run)
     if log is not None and rank == 0 and (step + 1) % cfg.log_every == 0:
         log(f"step {step + 1}/{cfg.steps}  loss {losses[-1]:.4f}")
     every = cfg.checkpoint_every
@@ -258,6 +266,8 @@ def pretrain(
     ``course_lib.training.fit`` is not used: the loop is nanoGPT's, which the chapter
     teaches: a DDP-wrapped model, each rank's slice of the global batch, bf16 autocast,
     the learning rate set per step, the loss averaged over ranks, checkpoints to resume.
+    Its planned steps (a gpu check, :mod:`course_lib.step_plan`): from the step it
+    starts at (0, or the checkpoint's) to ``until`` or ``cfg.steps``.
     """
     rank, world = _world()
     _check_pretrain(cfg, world, resume, checkpoint)
@@ -265,7 +275,7 @@ def pretrain(
     opt, start, losses = _start(model, cfg, device, checkpoint, resume)
     net = DistributedDataParallel(model) if world > 1 else model
     amp = uses_bf16(cfg, device)
-    stop = cfg.steps if until is None else min(until, cfg.steps)
+    run, stop = step_plan.begin_steps("pretrain", start, cfg.steps, until)
     for step in range(start, stop):
         _set_lr(opt, lr_at(step, cfg))  # warm-up, then the cosine
         batch = rank_batch(blocks, step, cfg, rank, world).to(device)  # (B_r, T)
@@ -276,6 +286,6 @@ def pretrain(
         nn.utils.clip_grad_norm_(model.parameters(), cfg.clip_norm)
         opt.step()
         losses.append(_mean_over_ranks(loss, world))
-        _log_and_save(step, stop, cfg, rank, log, checkpoint, model, opt, losses)
+        _log_and_save(step, stop, cfg, rank, log, checkpoint, model, opt, losses, run)
     _wait_for_every_rank(world)
     return losses

@@ -53,9 +53,13 @@ class PairBatch:
 
 
 def encode_pairs(
-    pairs: Sequence[tuple[str, str]], encode: Encode, *, sep: str, eos_id: int,
+    pairs: Sequence[tuple[str, str]],
+    encode: Encode,
+    *,
+    sep: str,
+    eos_id: int,
     pad_id: int,
-) -> PairBatch:  # fmt: skip
+) -> PairBatch:
     """Tokens of ``x + sep`` + tokens of ``y`` + <eos>, padded; labels on y and <eos>."""
     if not pairs:
         raise ValueError("pairs is empty: nothing to encode")
@@ -101,8 +105,13 @@ def pair_nll(
     total, count = 0.0, 0
     with evaluating(model):
         for start in range(0, len(pairs), batch_size):
-            batch = encode_pairs(pairs[start : start + batch_size], encode, sep=sep,
-                                 eos_id=eos_id, pad_id=pad_id)  # fmt: skip
+            batch = encode_pairs(
+                pairs[start : start + batch_size],
+                encode,
+                sep=sep,
+                eos_id=eos_id,
+                pad_id=pad_id,
+            )
             count += int((batch.labels != IGNORE).sum())
             batch = PairBatch(batch.tokens.to(device), batch.labels.to(device))
             total += float(pair_loss(model, batch, reduction="sum"))
@@ -152,9 +161,15 @@ def exact_match(
     if not pairs:
         raise ValueError("pairs is empty: nothing to score")
     outputs = continuations(
-        model, [x for x, _ in pairs], encode, decode, sep=sep, eos_id=eos_id,
-        max_len=max_len, device=device,
-    )  # fmt: skip
+        model,
+        [x for x, _ in pairs],
+        encode,
+        decode,
+        sep=sep,
+        eos_id=eos_id,
+        max_len=max_len,
+        device=device,
+    )
     return sum(out == y for out, (_, y) in zip(outputs, pairs, strict=True)) / len(
         pairs
     )
@@ -217,7 +232,18 @@ def tune(
             model.train()
 
     opt = torch.optim.AdamW(params, lr=lr, weight_decay=0.0)
-    fitted = fit(model, batches, optimizer=opt, loss_fn=pair_loss, clip_norm=1.0,
-                 on_step=after_update, progress=False)  # fmt: skip
+    fitted = fit(
+        model,
+        batches,
+        optimizer=opt,
+        loss_fn=pair_loss,
+        clip_norm=1.0,
+        on_step=after_update,
+        progress=False,
+    )
     history.loss = fitted.step_loss
+    taken = len(fitted.step_loss)  # ``steps``, unless a gpu check stopped fit early
+    if evaluate is not None and taken < steps and taken not in history.steps:
+        history.steps.append(taken)
+        history.exact_match.append(evaluate(model))
     return history

@@ -26,6 +26,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from course_lib import step_plan
 from course_lib.runtime import run_seed
 from course_lib.training import evaluating
 
@@ -126,7 +127,7 @@ def train_long_range(
     gradient norm before clipping) and ``"seconds"``, the training's wall time.
     ``course_lib.training.fit`` is not used: a diverged run is a result here (Chapter 6
     plots it as inf), where ``fit`` raises at a non-finite loss, and a run stops on a
-    wall-clock budget.
+    wall-clock budget. Its planned steps (a gpu check, :mod:`course_lib.step_plan`): ``steps``.
     """
     if optimizer not in ("adam", "sgd"):
         raise ValueError(f"optimizer must be 'adam' or 'sgd'; got {optimizer!r}")
@@ -137,6 +138,7 @@ def train_long_range(
     opt = make(model.parameters(), lr=lr)
     history: dict[str, Any] = {"loss": [], "grad_norm": []}
     start = time.perf_counter()
+    run = step_plan.begin("train_long_range", steps)  # a gpu check: a few of them
     model.train()
     for _ in range(steps):
         tokens, labels, _ = long_range_batch(
@@ -157,7 +159,9 @@ def train_long_range(
         opt.step()
         history["loss"].append(loss.item())
         history["grad_norm"].append(float(norm))
-        if max_seconds is not None and time.perf_counter() - start > max_seconds:
+        if step_plan.step(run) or (
+            max_seconds is not None and time.perf_counter() - start > max_seconds
+        ):
             break
     history["seconds"] = time.perf_counter() - start
     return history
