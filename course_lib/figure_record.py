@@ -290,14 +290,29 @@ def install(shell=None) -> bool:
     if display is None:
         return False
     if MIME not in display.formatters:
-        from IPython.core.formatters import JSONFormatter
+        from IPython.core.formatters import JSONFormatter, catch_format_error
         from traitlets import ObjectName, Unicode
 
         class FigureRecord(JSONFormatter):
+            """``describe`` for every matplotlib Figure. Not a registered type printer:
+            pyplot's inline backend pops Figure from every formatter when it starts."""
+
             format_type = Unicode(MIME)
             print_method = ObjectName("_repr_course_figure_")
 
-        formatter = FigureRecord(parent=display)
-        formatter.for_type_by_name("matplotlib.figure", "Figure", describe)
-        display.formatters[MIME] = formatter
+            @catch_format_error
+            def __call__(self, obj):
+                if self.enabled and _is_figure(obj):
+                    return describe(obj)
+                return None
+
+        display.formatters[MIME] = FigureRecord(parent=display)
     return True
+
+
+def _is_figure(obj) -> bool:
+    """Whether ``obj`` is a matplotlib Figure (without importing matplotlib)."""
+    return any(
+        (c.__module__, c.__name__) == ("matplotlib.figure", "Figure")
+        for c in type(obj).__mro__
+    )
