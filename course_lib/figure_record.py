@@ -23,7 +23,7 @@ __all__ = ["MIME", "describe", "install"]
 
 MIME = "application/vnd.course.figure+json"
 SCRIPT_SHRINK = 0.7  # mathtext sets a super- or subscript at 0.7 of its font size
-MIN_COLOUR_SPAN = 0.5  # the data must cover half the colour scale at least
+MAX_UNUSED_COLOUR = 0.5  # at most half of a colour scale may lie beyond its data
 
 
 def _drawn_ticks(axis) -> list:
@@ -171,7 +171,9 @@ def _contains(outer, inner) -> bool:
 
 
 def _colour_spans(fig) -> list[dict[str, Any]]:
-    """Each colour scale (one per norm) and the fraction of it the data covers."""
+    """Each colour scale (one per norm), the part of it the data covers and the part it
+    leaves unused: beyond the data at either end, except below data that starts at a
+    scale anchored at 0 (weights, counts and probabilities are drawn from 0)."""
     import numpy as np
     from matplotlib.cm import ScalarMappable
 
@@ -192,14 +194,16 @@ def _colour_spans(fig) -> list[dict[str, Any]]:
         scaled = np.ma.masked_invalid(np.ma.asarray(norm(values), dtype=float))
         if scaled.count() == 0:
             continue
-        span = float(np.clip(scaled.max(), 0, 1) - np.clip(scaled.min(), 0, 1))
+        lo, hi = float(np.clip(scaled.min(), 0, 1)), float(np.clip(scaled.max(), 0, 1))
+        anchored = float(norm.vmin) == 0.0 and float(values.min()) >= 0.0
         out.append(
             {
                 "axes": name,
                 "vmin": float(norm.vmin),
                 "vmax": float(norm.vmax),
                 "data": [float(values.min()), float(values.max())],
-                "span": round(span, 3),
+                "span": round(hi - lo, 3),
+                "unused": round((1 - hi) + (0.0 if anchored else lo), 3),
             }
         )
     return out
@@ -230,8 +234,9 @@ def describe(fig) -> dict[str, Any]:
     counts at 0.7 of its size); ``unlabelled``: the axes with tick labels but no axis
     label (nor one for their row or column);
     ``collisions``: tick labels of one axis that overlap; ``covered``: axes drawn over
-    another's text; ``colour``: each colour scale with the part of it the data spans
-    (``low_span`` lists those under half); ``unkeyed``: axes with series in several
+    another's text; ``colour``: each colour scale with the part of it the data spans and
+    the part it leaves unused (``unfitted`` lists those with more than half unused);
+    ``unkeyed``: axes with series in several
     colours and no legend or note.
     """
     import matplotlib
@@ -255,7 +260,7 @@ def describe(fig) -> dict[str, Any]:
                     f"{_name(fig, ax)}: {which} ticks {', '.join(pairs[:3])}"
                 )
     colour = _colour_spans(fig)
-    titles = [fig.get_suptitle()] + [ax.get_title() for ax in shown]
+    titles = [fig.get_suptitle()] + [a.get_title() for a in fig.axes if a.get_visible()]
     return {
         "title": " | ".join(t.strip() for t in titles if t.strip())[:80],
         "size_in": [round(float(v), 3) for v in fig.get_size_inches()],
@@ -267,7 +272,7 @@ def describe(fig) -> dict[str, Any]:
         "collisions": collisions,
         "covered": _covered(fig, renderer),
         "colour": colour,
-        "low_span": [c["axes"] for c in colour if c["span"] < MIN_COLOUR_SPAN],
+        "unfitted": [c["axes"] for c in colour if c["unused"] > MAX_UNUSED_COLOUR],
         "unkeyed": [_name(fig, ax) for ax in shown if _unkeyed(fig, ax)],
     }
 

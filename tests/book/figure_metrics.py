@@ -101,7 +101,7 @@ def problems(
         ("unlabelled", "no axis label"),
         ("collisions", "tick labels collide"),
         ("covered", "covers labels"),
-        ("low_span", "colour scale twice its data's range"),
+        ("unfitted", "colour scale over twice its data's range"),
         ("unkeyed", "colours without a legend"),
     ):
         if record.get(key):
