@@ -93,13 +93,13 @@ def heatmap(
         rotate = max((len(str(c)) for c in col_labels), default=0) > 2
         ax.set_xticks(np.arange(n_cols))
         ax.set_xticklabels([str(c) for c in col_labels], rotation=90 if rotate else 0)
-    else:
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    else:  # a few indices, as many as the axis has room for
+        ax.xaxis.set_major_locator(MaxNLocator(nbins="auto", integer=True))
     if row_labels is not None:
         ax.set_yticks(np.arange(n_rows))
         ax.set_yticklabels([str(r) for r in row_labels])
     else:
-        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.yaxis.set_major_locator(MaxNLocator(nbins="auto", integer=True))
     ax.tick_params(length=0)
     if xlabel:
         ax.set_xlabel(xlabel)

@@ -9,8 +9,8 @@ book's kernels describe every matplotlib figure they display). A figure is flagg
 is shown narrower than its natural width (shrunk); when an axis with tick labels has no axis
 label; when its smallest text is under 9 px at the size it is shown (the record's smallest
 font in points, times the PNG's dpi / 72, times shown / natural width); when tick labels
-collide, when an axes (a colour bar) covers another's labels, when a colour scale is twice
-as wide as its data, when series in several colours have no legend; and when it has no
+collide, when an axes (a colour bar) covers another's labels, when more than half of a
+colour scale lies beyond its data, when series in several colours have no legend; and when it has no
 record at all (then nothing can be said of it). ``tests/book/test_figures.py`` holds every
 chapter to it.
 """
@@ -34,11 +34,71 @@ from course_lib.figure_record import MIME  # noqa: E402
 WIDTH, HEIGHT = 1280, 900
 MIN_TEXT_PX = 9.0
 
+# (a widget's own images are its business: the widgets' page tests check them)
 IMAGES_JS = """() => [...document.querySelectorAll('article.bd-article div.cell_output img')]
+  .filter(i => !i.closest('div.course-widget'))
   .map(i => ({src: i.getAttribute('src'), natural: i.naturalWidth,
               shown: i.getBoundingClientRect().width
                 - parseFloat(getComputedStyle(i).paddingLeft)
                 - parseFloat(getComputedStyle(i).paddingRight)}))"""
+
+# Each widget's text: its size in px as shown (an SVG's text scaled by the SVG's own scale),
+# and the size of the page's body text.
+WIDGET_TEXT_JS = """() => {
+  const body = parseFloat(getComputedStyle(document.querySelector('article.bd-article p')
+    || document.body).fontSize);
+  return [...document.querySelectorAll('article.bd-article div.course-widget')].map(w => {
+    const sizes = [];
+    const walker = document.createTreeWalker(w, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const el = n.parentElement;
+      if (!n.textContent.trim() || !el || el.closest('style, script, noscript')) continue;
+      if (!el.getClientRects().length) continue;
+      let px = parseFloat(getComputedStyle(el).fontSize);
+      const svg = el.closest('svg');
+      if (svg && el.getScreenCTM && el.getScreenCTM()) px *= Math.abs(el.getScreenCTM().a);
+      sizes.push([Math.round(px * 10) / 10, n.textContent.trim().slice(0, 30)]);
+    }
+    return {widget: w.dataset.courseWidget, body, sizes};
+  });
+}"""
+
+
+@dataclass
+class WidgetText:
+    """The text of one widget on a chapter page: its smallest and largest, in px."""
+
+    page: str
+    widget: str
+    smallest: tuple[float, str]
+    largest: tuple[float, str]
+    body: float
+    problems: list[str] = field(default_factory=list)
+
+
+def widget_text(page, name: str) -> list[WidgetText]:
+    """Every widget of the page open in ``page`` (rendered): text under 9 px or above the
+    body's size (a label set as a heading) is flagged."""
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('div.course-widget')].every(w =>"
+        " w.querySelector('.cw') || w.textContent.includes('could not start'))",
+        timeout=15_000,
+    )
+    out = []
+    for w in page.evaluate(WIDGET_TEXT_JS):
+        if not w["sizes"]:
+            continue
+        small = tuple(min(w["sizes"]))
+        large = tuple(max(w["sizes"]))
+        m = WidgetText(name, w["widget"], small, large, w["body"])
+        if small[0] < MIN_TEXT_PX:
+            m.problems.append(f"text {small[0]} px ({small[1]!r})")
+        if large[0] > w["body"] + 0.5:
+            m.problems.append(
+                f"text {large[0]} px, above the body's {w['body']} ({large[1]!r})"
+            )
+        out.append(m)
+    return out
 
 
 @dataclass
@@ -135,8 +195,8 @@ def measure(html: Path, name: str, page, executed_dir: Path) -> list[FigureMetri
     return out
 
 
-def measure_book(html: Path) -> list[FigureMetrics]:
-    """Every output image of every chapter page built in ``html``."""
+def measure_book(html: Path) -> tuple[list[FigureMetrics], list[WidgetText]]:
+    """Every output image and every widget's text of every chapter page built in ``html``."""
     import page_metrics
     from widget_browser import offline_page
 
@@ -146,7 +206,11 @@ def measure_book(html: Path) -> list[FigureMetrics]:
         raise SystemExit(f"no chapter page is built in {html}")
     executed = html.parent / "jupyter_execute"
     with offline_page() as browser:
-        return [f for n in built for f in measure(html, n, browser.page, executed)]
+        figures, widgets = [], []
+        for n in built:
+            figures += measure(html, n, browser.page, executed)
+            widgets += widget_text(browser.page, n)
+        return figures, widgets
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -155,7 +219,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--json", help="also write the measurements to this file")
     parser.add_argument("--all", action="store_true", help="list unflagged figures too")
     args = parser.parse_args(argv)
-    figures = measure_book(Path(args.html))
+    figures, widgets = measure_book(Path(args.html))
     for f in figures:
         if f.problems or args.all:
             head = f"{f.page.split('/')[-1]} cell {f.cell} [{f.title}]"
@@ -164,9 +228,24 @@ def main(argv: list[str] | None = None) -> None:
                 print(f"    - {p}")
     flagged = sum(1 for f in figures if f.problems)
     print(f"{flagged} of {len(figures)} figures flagged")
+    for w in widgets:
+        if w.problems or args.all:
+            print(
+                f"{w.page.split('/')[-1]} widget {w.widget}: {w.smallest} .. {w.largest}"
+            )
+            for p in w.problems:
+                print(f"    - {p}")
+    print(f"{sum(1 for w in widgets if w.problems)} of {len(widgets)} widgets flagged")
     if args.json:
         Path(args.json).write_text(
-            json.dumps([asdict(f) for f in figures], indent=1), encoding="utf-8"
+            json.dumps(
+                {
+                    "figures": [asdict(f) for f in figures],
+                    "widgets": [asdict(w) for w in widgets],
+                },
+                indent=1,
+            ),
+            encoding="utf-8",
         )
 
 

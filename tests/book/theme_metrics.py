@@ -5,8 +5,9 @@
 opens every chapter page at 1280 px in the theme (pydata-sphinx-theme follows the browser's
 colour scheme: the book's default mode is "auto"), waits for the widgets, and screenshots
 each figure, diagram, widget and HTML table of the page into
-``_build/screenshots/themes/<chapter>/<theme>-NN-<kind>.png`` (and the whole page into
-``_build/screenshots/<chapter>-desktop-<theme>.jpg``). On each shot it measures, from the
+``_build/screenshots/themes/<chapter>/<theme>-NN-<kind>.png`` (and the whole dark page into
+``_build/screenshots/<chapter>-desktop-dark.jpg``; test_pages_browser.py shoots the light
+one). On each shot it measures, from the
 pixels as drawn, the contrast of every piece of text in a widget or table against the ground
 around it (the WCAG ratio of the text's strongest ink to the commonest colour of its box),
 and for an image the contrast of its ink against its ground: dark ink on a transparent
@@ -159,6 +160,10 @@ def measure(
             if ratio < MIN_CONTRAST:
                 m.low_contrast.append(f"{shot.name} {what}: {ratio:.1f}")
     hide.evaluate("el => el.remove()")
+    if (
+        theme == "light"
+    ):  # test_pages_browser.py shoots the light page (<chapter>-desktop.jpg)
+        return m
     SHOTS.mkdir(parents=True, exist_ok=True)
     full = SHOTS / f"{name.replace('/', '_')}-desktop-{theme}.jpg"
     height = min(page.evaluate("document.documentElement.scrollHeight"), JPEG_MAX)
