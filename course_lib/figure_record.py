@@ -37,6 +37,7 @@ def _drawn_ticks(axis) -> list:
             continue
         for label in (tick.label1, tick.label2):
             if label.get_visible() and label.get_text().strip():
+                label._course_axis = axis  # which axis it labels (_same_axis_ticks)
                 labels.append(label)
     return labels
 
@@ -136,6 +137,37 @@ def _collisions(axis, renderer) -> list[str]:
     return out
 
 
+def _overprinted(texts: list, renderer) -> list[str]:
+    """Pairs of drawn texts (labels, notes, titles) printed over each other: boxes that
+    share a fifth of the smaller one's area. Pairs of one axis's tick labels are
+    ``_collisions``'; a legend's texts sit in rows of their own."""
+    boxes = []
+    for t in texts:
+        box = t.get_window_extent(renderer)
+        if box.width > 0 and box.height > 0:
+            boxes.append((t, box))
+    boxes.sort(key=lambda b: b[1].x0)
+    out = []
+    for i, (a, p) in enumerate(boxes):
+        for b, q in boxes[i + 1 :]:
+            if q.x0 >= p.x1:
+                break
+            w = min(p.x1, q.x1) - max(p.x0, q.x0)
+            h = min(p.y1, q.y1) - max(p.y0, q.y0)
+            small = min(p.width * p.height, q.width * q.height)
+            if w > 1 and h > 1 and w * h > 0.2 * small and not _same_axis_ticks(a, b):
+                out.append(f"{a.get_text()[:20]!r}/{b.get_text()[:20]!r}")
+    return out
+
+
+def _same_axis_ticks(a, b) -> bool:
+    """Whether two texts are tick labels of one axis (``_collisions`` reports those)."""
+    for t in (a, b):
+        if not hasattr(t, "_course_axis"):
+            return False
+    return a._course_axis is b._course_axis
+
+
 def _own_texts(ax) -> list:
     texts = _drawn_ticks(ax.xaxis) + _drawn_ticks(ax.yaxis)
     texts += [ax.xaxis.label, ax.yaxis.label, ax.title]
@@ -232,12 +264,11 @@ def describe(fig) -> dict[str, Any]:
     ``title``: the figure's and its panels' titles; ``size_in`` and ``dpi`` (of the PNG);
     ``min_font_pt`` and ``min_font_text``: the smallest text drawn (a mathtext script
     counts at 0.7 of its size); ``unlabelled``: the axes with tick labels but no axis
-    label (nor one for their row or column);
-    ``collisions``: tick labels of one axis that overlap; ``covered``: axes drawn over
-    another's text; ``colour``: each colour scale with the part of it the data spans and
-    the part it leaves unused (``unfitted`` lists those with more than half unused);
-    ``unkeyed``: axes with series in several
-    colours and no legend or note.
+    label (nor one for their row or column); ``collisions``: tick labels of one axis that
+    overlap; ``overprinted``: other texts printed over each other; ``covered``: axes drawn
+    over another's text; ``colour``: each colour scale with the part of it the data spans
+    and the part it leaves unused (``unfitted`` lists those with more than half unused);
+    ``unkeyed``: axes with series in several colours and no legend or note.
     """
     import matplotlib
 
@@ -271,6 +302,7 @@ def describe(fig) -> dict[str, Any]:
         "unlabelled": unlabelled,
         "collisions": collisions,
         "covered": _covered(fig, renderer),
+        "overprinted": _overprinted(texts, renderer)[:5],
         "colour": colour,
         "unfitted": [c["axes"] for c in colour if c["unused"] > MAX_UNUSED_COLOUR],
         "unkeyed": [_name(fig, ax) for ax in shown if _unkeyed(fig, ax)],

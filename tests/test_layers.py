@@ -1,6 +1,7 @@
 """course_lib's packages import only downwards, through the layers below (none upwards, no cycle).
 
-From the bottom: the run-time switches and the input checks (``checks``) that every package
+From the bottom: the run-time switches, the input checks (``checks``) and the book build's
+figure record (``figure_record``, which the package's ``__init__`` installs) that every package
 may use, then the infrastructure every chapter uses, then the packages in the order their
 ideas build on each other. ``backprop`` (Chapter 3: the autograd engine, Jacobians, the window
 classifier) sits below ``embeddings`` (Chapters 1-2), which evaluates its vectors extrinsically
@@ -18,7 +19,7 @@ import course_lib
 ROOT = Path(course_lib.__file__).parent
 
 LAYERS = [
-    {"runtime", "checks"},
+    {"runtime", "checks", "figure_record"},
     {"compare"},
     {"training", "data", "show", "viz"},
     {"results", "results_report"},

@@ -112,10 +112,17 @@ def dependency_arcs(
         )
         ax.plot([xd], [y0], marker="^" if below else "v", ms=5, color=colour)
         if label:
+            # on the curve at t = 0.8, over the dependent's end: the arcs of one head fan out
+            # there, so its labels do not pile up at the arcs' shared peak
+            t = 0.8
+            near_h, near_d = (
+                (1 - t) ** 3 + 3 * (1 - t) ** 2 * t,
+                3 * (1 - t) * t**2 + t**3,
+            )
             box = {"fc": "white", "ec": "none", "pad": 0.3}
             ax.text(
-                (xh + xd) / 2,
-                y0 + sign * height,
+                near_h * xh + near_d * xd,
+                y0 + lift * 3 * (1 - t) * t,
                 label,
                 fontsize=8,
                 color=colour,

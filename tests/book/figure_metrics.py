@@ -9,10 +9,11 @@ book's kernels describe every matplotlib figure they display). A figure is flagg
 is shown narrower than its natural width (shrunk); when an axis with tick labels has no axis
 label; when its smallest text is under 9 px at the size it is shown (the record's smallest
 font in points, times the PNG's dpi / 72, times shown / natural width); when tick labels
-collide, when an axes (a colour bar) covers another's labels, when more than half of a
-colour scale lies beyond its data, when series in several colours have no legend; and when it has no
-record at all (then nothing can be said of it). ``tests/book/test_figures.py`` holds every
-chapter to it.
+collide or other texts overprint each other; when an axes (a colour bar) covers another's
+labels; when more than half of a colour scale lies beyond its data; when series in several
+colours have no legend; and when it has no record at all (then nothing can be said of it).
+Each widget's text must be 9 px to the body's size. ``tests/book/test_figures.py`` holds
+every chapter to it.
 """
 
 from __future__ import annotations
@@ -160,6 +161,7 @@ def problems(
     for key, what in (
         ("unlabelled", "no axis label"),
         ("collisions", "tick labels collide"),
+        ("overprinted", "texts printed over each other"),
         ("covered", "covers labels"),
         ("unfitted", "colour scale over twice its data's range"),
         ("unkeyed", "colours without a legend"),
