@@ -43,6 +43,22 @@ def test_a_chapter_reads_in_each_theme(name, theme, browser):
     )
 
 
+@pytest.mark.parametrize("name", page_metrics.chapters())
+def test_a_widget_is_the_same_card_in_both_themes(name, browser):
+    """A widget draws its own white card: the dark theme must not reach into it (a frame
+    and padding on its images, a dimming filter, the theme's text colour)."""
+    if not (HTML / f"{name}.html").is_file():
+        pytest.fail(
+            f"{name} is not built: run `make book-check` (or `make book`) first"
+        )
+    changed = [
+        f"{key}: {diff:.1f}"
+        for key, diff in theme_metrics.widget_differences(HTML, name, browser.page)
+        if diff > 1.0
+    ]
+    assert not changed, f"{name}: widgets that the dark theme changes: {changed}"
+
+
 def test_the_contrast_measure():
     """Black on white is 21; dark grey ink on the dark theme's ground is under 3."""
     page = np.full((20, 40, 3), 255, dtype=np.uint8)

@@ -177,6 +177,33 @@ def measure(
     return m
 
 
+def widget_differences(html: Path, name: str, page) -> list[tuple[str, float]]:
+    """Each widget of a chapter page shot in the light and the dark theme: the mean
+    difference of the two shots' pixels (0-255). A widget draws its own white card, so the
+    theme should leave it alone: a rule of the theme reaching into it (a frame, a dimmed
+    image, a text colour) shows as a difference."""
+    from PIL import Image
+
+    shots: dict[str, list[np.ndarray]] = {}
+    for theme in ("light", "dark"):
+        page.set_viewport_size({"width": WIDTH, "height": HEIGHT})
+        page.emulate_media(color_scheme=theme)
+        page.goto((html / f"{name}.html").as_uri(), wait_until="load")
+        page.wait_for_function(WIDGETS_READY_JS, timeout=15_000)
+        widgets = page.locator("div.course-widget .cw")
+        for i in range(widgets.count()):
+            png = widgets.nth(i).screenshot(animations="disabled")
+            img = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"), dtype=float)
+            shots.setdefault(f"widget {i}", []).append(img)
+    out = []
+    for key, (light, dark) in shots.items():
+        if light.shape != dark.shape:
+            out.append((f"{key} (its size changes)", 255.0))
+        else:
+            out.append((key, float(np.abs(light - dark).mean())))
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     import page_metrics
     from widget_browser import offline_page
