@@ -198,7 +198,7 @@ def training_curves(
     if ylabel:
         ax.set_ylabel(ylabel)
     if x is None or np.all(np.mod(x[np.isfinite(x)], 1) == 0):
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
     ax.grid(True, alpha=0.3)
     ax.legend()
     if title:
