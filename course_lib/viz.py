@@ -58,14 +58,19 @@ def heatmap(
     vmin: float | None = None,
     vmax: float | None = None,
     colorbar: bool = True,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
+    cbar_label: str | None = None,
 ) -> Axes:
     """Draw a matrix as a coloured grid with row and column labels. Chapters 1, 7, 8.
 
     matrix: (R, C) tensor or array (NaN cells stay blank); row_labels: R strings;
-    col_labels: C strings (``None``: no labels on that axis). ``annotate`` writes each value
-    into its cell in the format ``fmt`` (``".0f"`` for counts), in black or white for
-    contrast. ``vmin``/``vmax`` fix the colour scale (shared scales make several heatmaps
-    comparable).
+    col_labels: C strings (``None``: the axis shows indices, a few of them, not one per
+    cell). ``annotate`` writes each value into its cell in the format ``fmt`` (``".0f"``
+    for counts), in black or white for contrast. ``vmin``/``vmax`` fix the colour scale
+    (shared scales make several heatmaps comparable). ``xlabel``/``ylabel`` name what the
+    columns and rows are, ``cbar_label`` what the colours measure (book/writing.md: every
+    axis with ticks has a label). A new figure is at most 7 inches wide: the page's column.
     Returns the Axes, holding one image (``ax.images``) and, with ``annotate``, R·C texts.
     """
     m = _as_array(matrix, "matrix")
@@ -81,16 +86,25 @@ def heatmap(
             f"col_labels needs one label per column: expected {n_cols}, "
             f"got {len(col_labels)}"
         )
-    ax = _new_axes(ax, (max(3.0, 0.45 * n_cols + 2.0), max(2.5, 0.4 * n_rows + 1.5)))
+    width = min(7.0, max(3.0, 0.45 * n_cols + 2.0))
+    ax = _new_axes(ax, (width, min(7.0, max(2.5, 0.4 * n_rows + 1.5))))
     image = ax.imshow(m, cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
-    ax.set_xticks(np.arange(n_cols))
-    ax.set_yticks(np.arange(n_rows))
     if col_labels is not None:
         rotate = max((len(str(c)) for c in col_labels), default=0) > 2
+        ax.set_xticks(np.arange(n_cols))
         ax.set_xticklabels([str(c) for c in col_labels], rotation=90 if rotate else 0)
+    else:  # a few indices, as many as the axis has room for
+        ax.xaxis.set_major_locator(MaxNLocator(nbins="auto", integer=True))
     if row_labels is not None:
+        ax.set_yticks(np.arange(n_rows))
         ax.set_yticklabels([str(r) for r in row_labels])
+    else:
+        ax.yaxis.set_major_locator(MaxNLocator(nbins="auto", integer=True))
     ax.tick_params(length=0)
+    if xlabel:
+        ax.set_xlabel(xlabel)
+    if ylabel:
+        ax.set_ylabel(ylabel)
     if annotate:
         norm, colours = image.norm, image.cmap
         for (i, j), value in np.ndenumerate(m):
@@ -109,7 +123,9 @@ def heatmap(
                 color="white" if dark else "black",
             )
     if colorbar:
-        ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
+        bar = ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
+        if cbar_label:
+            bar.set_label(cbar_label)
     if title:
         ax.set_title(title)
     return ax
@@ -159,13 +175,15 @@ def training_curves(
     ax: Axes | None = None,
     logy: bool = False,
     title: str | None = None,
+    ylabel: str | None = None,
 ) -> Axes:
     """Plot one line per recorded series (train/valid loss, accuracy ...). Every chapter.
 
     history: either ``{"train_loss": [...], "valid_loss": [...]}`` (each series against
     1, 2, ... of its own length) or ``[{"epoch": 1, "train_loss": ...}, ...]`` (one dict
     per epoch or step; an ``epoch`` or ``step`` key becomes the x axis, a missing value a
-    gap). ``logy`` puts the y axis on a log scale.
+    gap). ``logy`` puts the y axis on a log scale; ``ylabel`` names what the series measure
+    (with its unit).
     Returns the Axes, holding one line per series and a legend.
     """
     series, x, x_label = _history_series(history)
@@ -177,8 +195,10 @@ def training_curves(
     if logy:
         ax.set_yscale("log")
     ax.set_xlabel(x_label)
+    if ylabel:
+        ax.set_ylabel(ylabel)
     if x is None or np.all(np.mod(x[np.isfinite(x)], 1) == 0):
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
     ax.grid(True, alpha=0.3)
     ax.legend()
     if title:
@@ -282,12 +302,15 @@ def embedding_scatter(
     ax: Axes | None = None,
     highlight: Iterable[str] | Iterable[int] | None = None,
     title: str | None = None,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
 ) -> Axes:
     """Scatter 2-D word vectors with a text label beside each point. Chapter 1 onwards.
 
     points: (N, 2) tensor or array, for example ``project_2d(vectors)``; labels: N strings.
     highlight: words (or integer indices) drawn in another colour, e.g. an analogy's four
     words. Labels are offset greedily and deterministically to overlap as little as they can.
+    ``xlabel``/``ylabel`` name the two coordinates (e.g. "principal component 1").
     Returns the Axes: one scatter collection (two with ``highlight``) and N texts.
     """
     p = _as_array(points, "points")
@@ -345,6 +368,10 @@ def embedding_scatter(
             fontweight="bold" if marked[i] else "normal",
         )
     ax.margins(margin)
+    if xlabel:
+        ax.set_xlabel(xlabel)
+    if ylabel:
+        ax.set_ylabel(ylabel)
     if title:
         ax.set_title(title)
     return ax

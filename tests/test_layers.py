@@ -1,9 +1,7 @@
 """course_lib's packages import only downwards, through the layers below (none upwards, no cycle).
 
-From the bottom: the run-time switches and the input checks (``checks``) that every package
-may use, the comparisons and the training loops' step plans (``step_plan``), then the
-infrastructure every chapter uses, then the packages in the order their ideas build on each
-other. ``backprop`` (Chapter 3: the autograd engine, Jacobians, the window
+    {"runtime", "checks", "figure_record"},
+    {"compare", "step_plan"},
 classifier) sits below ``embeddings`` (Chapters 1-2), which evaluates its vectors extrinsically
 with Chapter 3's window classifier; ``rnn`` (the cells, Chapters 5-6) sits below the language
 models and the classifiers built from them. Widgets and exercises are at the top.
@@ -19,7 +17,7 @@ import course_lib
 ROOT = Path(course_lib.__file__).parent
 
 LAYERS = [
-    {"runtime", "checks"},
+    {"runtime", "checks", "figure_record"},
     {"compare", "step_plan"},
     {"training", "data", "show", "viz"},
     {"results", "results_report"},

@@ -137,16 +137,50 @@ def test_html_state_holds_only_the_subclass_traits(monkeypatch):
         _Tiny().static_figure()
 
 
-def test_show_displays_the_widget_and_a_png(monkeypatch):
+def _shown_bundles(monkeypatch):
     import IPython.display
 
-    monkeypatch.setenv("COURSE_WIDGET_MODE", "html")
     shown = []
-    monkeypatch.setattr(IPython.display, "display", lambda obj: shown.append(obj))
+    monkeypatch.setattr(
+        IPython.display, "display", lambda obj, **kw: shown.append((obj, kw))
+    )
+    return shown
+
+
+def test_show_in_the_book_puts_the_png_in_the_noscript_only(monkeypatch):
+    monkeypatch.setenv("COURSE_WIDGET_MODE", "html")
+    shown = _shown_bundles(monkeypatch)
     w = HeatmapExplorer({"a": np.eye(2), "b": np.ones((2, 2))}, ["x", "y"])
     w.show()
-    assert shown[0] is w
-    assert isinstance(shown[1], IPython.display.Image)
-    assert shown[1].data.startswith(b"\x89PNG")
+    assert len(shown) == 1  # one output: the widget, not the widget and a copy under it
+    data, kw = shown[0]
+    assert kw["raw"] is True
+    assert "image/png" not in data
+    html = data["text/html"]
+    noscript = html[html.index("<noscript>") : html.index("</noscript>")]
+    assert '<img src="data:image/png;base64,iVBORw0KGgo' in noscript
+    assert html.count("<img") == 1
     with pytest.raises(TypeError, match="CourseWidget"):
         show("not a widget")
+
+
+def test_show_live_bundles_the_widget_view_and_its_png(monkeypatch):
+    monkeypatch.delenv("COURSE_WIDGET_MODE", raising=False)
+    shown = _shown_bundles(monkeypatch)
+    w = HeatmapExplorer({"a": np.eye(2)}, ["x", "y"])
+    monkeypatch.setattr(
+        type(w),
+        "_repr_mimebundle_",
+        lambda self, **kw: {
+            "text/plain": "w",
+            "application/vnd.jupyter.widget-view+json": {"model_id": "m"},
+        },
+    )
+    w.show()
+    ((data, _),) = shown
+    assert set(data) == {
+        "text/plain",
+        "application/vnd.jupyter.widget-view+json",
+        "image/png",
+    }
+    assert data["image/png"].startswith("iVBORw0KGgo")

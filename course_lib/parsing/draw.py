@@ -27,7 +27,34 @@ __all__ = [
     "tree_leaves",
 ]
 
-CORRECT, WRONG_LABEL, WRONG_HEAD, GOLD = "#2e7d32", "#ef6c00", "#c62828", "#8c959f"
+CORRECT, WRONG_LABEL, WRONG_HEAD, GOLD = "#2e7d32", "#ef6c00", "#c62828", "#6e7781"
+COLUMN_INCHES = 7.0  # the page's text column: a new figure is never wider
+CHAR_EM = 0.62  # a character's mean width in DejaVu Sans, in font sizes
+
+
+def _word_positions(tokens: Sequence[str]) -> list[float]:
+    """Where each token sits: spaced by the tokens' lengths, about one unit a token, so a
+    long word does not run into its neighbours."""
+    widths = [max(len(w), 3) + 1.5 for w in tokens]  # characters, with the gap
+    mean = sum(widths) / len(widths)
+    xs, at = [], 0.0
+    for i, w in enumerate(widths):
+        at += (widths[i - 1] + w) / 2 if i else 0.0
+        xs.append(at / mean)
+    return xs
+
+
+def _fitting_figure(tokens: Sequence[str], height: float):
+    """A new figure at most the column wide, and the font size (7-10 pt) its words fit at."""
+    import matplotlib.pyplot as plt  # a pyplot figure shows inline like viz's figures
+
+    chars = sum(max(len(w), 3) + 1.5 for w in tokens)
+    fontsize = max(7.0, min(10.0, (COLUMN_INCHES - 0.4) * 72 / (CHAR_EM * chars)))
+    width = min(COLUMN_INCHES, max(4.0, CHAR_EM * fontsize / 72 * chars + 0.4))
+    _, ax = plt.subplots(
+        figsize=(width, height), gridspec_kw=dict(left=0.02, right=0.98)
+    )
+    return ax, fontsize
 
 
 def dependency_arcs(
@@ -55,17 +82,18 @@ def dependency_arcs(
         )
     if gold_heads is not None and len(gold_heads) != n:
         raise ValueError(f"gold_heads needs {n} entries, got {len(gold_heads)}")
+    tokens = ["ROOT", *map(str, words)]
+    fontsize = 10.0
     if ax is None:
-        import matplotlib.pyplot as plt  # a pyplot figure shows inline like viz's figures
-
-        _, ax = plt.subplots(figsize=(max(4.0, 0.9 * (n + 1)), 3.0))
+        ax, fontsize = _fitting_figure(tokens, 3.0)
+    xs = _word_positions(tokens)
     centred = {"ha": "center", "va": "center"}
-    for x, word in enumerate(["ROOT", *map(str, words)]):
+    for x, word in enumerate(tokens):
         ax.text(
-            x,
+            xs[x],
             0,
             word,
-            fontsize=10,
+            fontsize=fontsize,
             fontweight="bold" if x == 0 else "normal",
             **centred,
         )
@@ -74,19 +102,27 @@ def dependency_arcs(
         """A cubic Bézier from head to dependent, ``height`` high (it peaks at 3/4 of lift)."""
         sign, height = (-1.0 if below else 1.0), 0.35 + 0.4 * abs(h - d) ** 0.5
         y0, lift = sign * 0.22, sign * height * 4 / 3
+        xh, xd = xs[h], xs[d]
         path = Path(
-            [(h, y0), (h, y0 + lift), (d, y0 + lift), (d, y0)],
+            [(xh, y0), (xh, y0 + lift), (xd, y0 + lift), (xd, y0)],
             [Path.MOVETO, Path.CURVE4, Path.CURVE4, Path.CURVE4],
         )
         ax.add_patch(
             PathPatch(path, fc="none", ec=colour, lw=1.2, ls="--" if below else "-")
         )
-        ax.plot([d], [y0], marker="^" if below else "v", ms=5, color=colour)
+        ax.plot([xd], [y0], marker="^" if below else "v", ms=5, color=colour)
         if label:
+            # on the curve at t = 0.8, over the dependent's end: the arcs of one head fan out
+            # there, so its labels do not pile up at the arcs' shared peak
+            t = 0.8
+            near_h, near_d = (
+                (1 - t) ** 3 + 3 * (1 - t) ** 2 * t,
+                3 * (1 - t) * t**2 + t**3,
+            )
             box = {"fc": "white", "ec": "none", "pad": 0.3}
             ax.text(
-                (h + d) / 2,
-                y0 + sign * height,
+                near_h * xh + near_d * xd,
+                y0 + lift * 3 * (1 - t) * t,
                 label,
                 fontsize=8,
                 color=colour,
@@ -116,7 +152,7 @@ def dependency_arcs(
         for d, h in enumerate(gold_heads, start=1):
             label = gold_labels[d - 1] if gold_labels is not None else ""
             bottom = max(bottom, arc(int(h), d, label, GOLD, below=True))
-    ax.set_xlim(-0.7, n + 0.7)
+    ax.set_xlim(-0.7, xs[-1] + 0.7)
     ax.set_ylim(-bottom - 0.3, top + 0.3)
     ax.axis("off")
     if title:
@@ -154,7 +190,8 @@ def phrase_tree(
     if ax is None:
         import matplotlib.pyplot as plt
 
-        _, ax = plt.subplots(figsize=(max(3.0, 0.9 * len(words)), 3.0))
+        width = min(COLUMN_INCHES, max(3.0, 0.9 * len(words)))
+        _, ax = plt.subplots(figsize=(width, 3.0))
     next_word = iter(range(len(words)))
     depth = _height(tree)
 

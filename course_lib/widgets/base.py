@@ -21,12 +21,16 @@ is a Python observer that recomputes the same traits.
   ``_kernel`` is false there, and the JS hides controls that need a kernel.
 
 Each widget also draws a static matplotlib figure of its default state
-(``static_figure``); ``show(widget)`` displays both, so readers without scripts (an
-untrusted notebook, a PDF) still see the data.
+(``static_figure``) for readers whose page cannot run the widget. ``show(widget)``
+displays one or the other, never both stacked: live, one output whose bundle holds the
+widget view and the PNG (a front end with a widget manager shows the widget, any other an
+untrusted notebook, nbviewer, a PDF the PNG); in ``html`` mode, the widget, with the PNG
+inside its ``<noscript>`` (a browser without scripts shows the figure instead).
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import io
 import itertools
@@ -277,18 +281,29 @@ class CourseWidget(anywidget.AnyWidget):
         state["_kernel"] = False
         return state
 
-    def to_html(self) -> str:
-        """The widget as self-contained HTML: root div, JSON state, module, loader."""
+    def to_html(self, static_png: bytes | None = None) -> str:
+        """The widget as self-contained HTML: root div, JSON state, module, loader.
+
+        ``static_png`` (the static figure) goes inside the ``<noscript>``: a browser
+        without scripts shows it where the widget would be, any other the widget alone.
+        """
         state_json = _script_json(self.html_state())
         esm_json = _script_json(self._esm_source)
         digest = hashlib.sha1((state_json + esm_json).encode()).hexdigest()[:10]
         uid = f"cw-{type(self).__name__.lower()}-{digest}-{next(_ids)}"
         loader = _LOADER % {"id": uid}
+        fallback = "This interactive figure needs JavaScript."
+        if static_png is not None:
+            data = base64.b64encode(static_png).decode("ascii")
+            fallback = (
+                "This interactive figure needs JavaScript; its default state:"
+                f'<br><img src="data:image/png;base64,{data}" '
+                'alt="the widget\'s default state" style="max-width:100%">'
+            )
         return (
             f'<div class="course-widget" id="{uid}" '
             f'data-course-widget="{type(self).__name__}">'
-            "<noscript>This interactive figure needs JavaScript; "
-            "the static figure below shows its default state.</noscript></div>\n"
+            f"<noscript>{fallback}</noscript></div>\n"
             f'<script type="application/json" id="{uid}-state">{state_json}</script>\n'
             f'<script type="application/json" id="{uid}-esm">{esm_json}</script>\n'
             f"<script>{loader}</script>\n"
@@ -310,7 +325,7 @@ class CourseWidget(anywidget.AnyWidget):
         )
 
     def show(self) -> None:
-        """Display the interactive widget and, below it, the static figure."""
+        """Display the widget where it can run, its static figure where it cannot."""
         show(self)
 
 
@@ -321,14 +336,24 @@ def _figure_png(fig) -> bytes:
 
 
 def show(widget: CourseWidget) -> None:
-    """Display ``widget`` (interactive) and its static figure (a PNG) in the output.
+    """Display ``widget``, or its static figure (a PNG) where the widget cannot run.
 
-    The PNG is rendered here rather than left to a matplotlib display hook, so it appears
-    in every front end and in the book whether or not pyplot was imported.
+    One output, never both stacked. Live: a bundle of the widget view and the PNG, so a
+    front end with a widget manager shows the widget and any other (an untrusted notebook,
+    nbviewer, a PDF) the figure. In ``html`` mode (the book): the self-contained widget,
+    the PNG inside its ``<noscript>``. The PNG is rendered here rather than left to a
+    matplotlib display hook, so it exists whether or not pyplot was imported.
     """
-    from IPython.display import Image, display
+    from IPython.display import display
 
     if not isinstance(widget, CourseWidget):
         raise TypeError(f"show() needs a CourseWidget; got {type(widget).__name__}")
-    display(widget)
-    display(Image(data=_figure_png(widget.static_figure()), format="png"))
+    png = _figure_png(widget.static_figure())
+    bundle = widget._repr_mimebundle_()
+    data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
+    data = dict(data)
+    if "text/html" in data:  # html mode: the PNG waits in the <noscript>
+        data["text/html"] = widget.to_html(static_png=png)
+    else:
+        data["image/png"] = base64.b64encode(png).decode("ascii")
+    display(data, metadata=metadata or {}, raw=True)

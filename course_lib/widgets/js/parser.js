@@ -7,7 +7,7 @@
 // Shared helpers come from js/shared (see base.js_source).
 
 const COLOURS = { ok: "#2e7d32", label: "#ef6c00", head: "#c62828", plain: "#1f2328",
-  gold: "#8c959f" };
+  gold: "#6e7781" };
 
 const CSS = `
 .cw-ps-title { font-weight: 600; margin-bottom: 4px; }
@@ -24,7 +24,7 @@ const CSS = `
   border: 1px solid #d8dee4; background: #f6f8fa; white-space: nowrap; }
 .cw-ps-chip.cw-stack { background: #ddf4ff; border-color: #54aeff; }
 .cw-ps-chip.cw-top { font-weight: 700; }
-.cw-ps-empty { color: #8c959f; font-style: italic; }
+.cw-ps-empty { color: #6e7781; font-style: italic; }
 .cw-ps-probs { display: grid; grid-template-columns: max-content 120px max-content;
   gap: 2px 6px; align-items: center; font-variant-numeric: tabular-nums; }
 .cw-ps-bar { height: 10px; background: #8c959f; border-radius: 2px; }
