@@ -169,11 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", help="also write the outcomes to this file")
     parser.add_argument("--jobs", type=int, default=1, help="chapters run at once")
     args = parser.parse_args(argv)
-    wanted = {c.zfill(2) for c in args.chapters}
-    paths = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-    paths = [p for p in paths if not wanted or p.name[:2] in wanted]
-    if not paths:
-        raise SystemExit(f"no chapter {args.chapters} in notebooks/")
+    paths = notebook_run.chapters(ROOT, args.chapters)
     outcomes = []
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         for outcome in pool.map(run, paths):  # in chapter order, as each is done

@@ -18,6 +18,20 @@ from pathlib import Path
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
+def chapters(
+    root: Path, wanted: list[str] | None, suffix: str = ".ipynb"
+) -> list[Path]:
+    """The chapters ``notebooks/NN_*<suffix>`` numbered in ``wanted`` (all of them for none
+    or ``all``); a number with no chapter is an error."""
+    paths = sorted((root / "notebooks").glob(f"[0-9][0-9]_*{suffix}"))
+    if wanted and wanted != ["all"]:
+        numbers = {w.zfill(2) for w in wanted}
+        paths = [p for p in paths if p.name[:2] in numbers]
+        if len(paths) != len(numbers):
+            raise SystemExit(f"no chapter {sorted(numbers)} in {root / 'notebooks'}")
+    return paths
+
+
 @dataclass(frozen=True)
 class CellError:
     """An error output of cell ``index``: its name, message, and the failing line of the cell."""

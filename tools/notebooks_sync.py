@@ -23,6 +23,7 @@ from pathlib import Path
 
 import jupytext
 import nbformat
+from notebook_run import chapters  # tools/, beside this file
 
 ROOT = Path(__file__).resolve().parents[1]
 FORMAT = "md:myst"
@@ -34,13 +35,7 @@ NEW_CELL = {
 
 def sources(root: Path = ROOT, wanted: list[str] | None = None) -> list[Path]:
     """The chapters' text sources, ``notebooks/NN_*.md`` (those numbered ``wanted``)."""
-    paths = sorted((root / "notebooks").glob("[0-9][0-9]_*.md"))
-    if wanted:
-        numbers = {w.zfill(2) for w in wanted}
-        paths = [p for p in paths if p.name[:2] in numbers]
-        if len(paths) != len(numbers):
-            raise SystemExit(f"no chapter {sorted(numbers)} in {root / 'notebooks'}")
-    return paths
+    return chapters(root, wanted, ".md")
 
 
 def notebook(source: Path) -> nbformat.NotebookNode:

@@ -42,17 +42,6 @@ class SeedRun:
     results: dict = field(default_factory=dict)
 
 
-def chapters(root: Path, wanted: list[str]) -> list[Path]:
-    """The chapters ``NN`` named in ``wanted`` (all of them for ``all`` or nothing)."""
-    paths = sorted((root / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-    if wanted and wanted != ["all"]:
-        numbers = {w.zfill(2) for w in wanted}
-        paths = [p for p in paths if p.name[:2] in numbers]
-        if len(paths) != len(numbers):
-            raise SystemExit(f"no chapter {sorted(numbers)} in {root / 'notebooks'}")
-    return paths
-
-
 def results_file(folder: Path, path: Path) -> Path:
     """Where a chapter's results are in a results folder: ``chNN.json``."""
     return folder / f"ch{path.name[:2]}.json"
@@ -123,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(
             "--seeds: the other draws are positive (seed 0 is the reference)"
         )
-    paths = chapters(args.root, args.chapters)
+    paths = notebook_run.chapters(args.root, args.chapters)
     seeds = ([] if args.reference else [0]) + sorted(set(args.seeds))
     todo = [(p, s, args.profile, args.out, args.timeout) for s in seeds for p in paths]
     runs: dict[tuple[str, int], SeedRun] = {}
