@@ -10,8 +10,10 @@ import torch.nn.functional as F
 from course_lib.speech.ctc import (
     alignments,
     collapse,
+    ctc_alpha,
     ctc_loss,
     ctc_posteriors,
+    extend_labels,
     time_ctc,
     viterbi_path,
 )
@@ -122,6 +124,24 @@ def test_gradient_wrt_log_probs_is_minus_the_posterior_gradcheck():
     assert torch.autograd.gradcheck(
         lambda z: ctc_loss(z, targets, [5, 4], [2, 1], reduction="sum"), (lp,)
     )
+
+
+@pytest.mark.parametrize("label", [[2], [1, 2, 2], [2, 1, 2, 3, 3, 1]])
+def test_autograd_through_alpha_is_minus_the_posterior(label):
+    """Unreachable states (ln α = −inf on both sides of a log-add) give no NaN gradient:
+    autograd through the recursion gives −γ, as the closed form does."""
+    T, C = 14, 4
+    lp = torch.randn(1, T, C, dtype=torch.float64).log_softmax(-1).requires_grad_()
+    targets = torch.tensor([label])
+    ext = extend_labels(targets)
+    nll = -ctc_alpha(lp, ext)[0, -1, -2:].logsumexp(0)
+    (grad,) = torch.autograd.grad(nll, lp)
+    post, _ = ctc_posteriors(
+        lp.detach(), targets, torch.tensor([T]), torch.tensor([len(label)])
+    )
+    gamma = post[0].exp() @ F.one_hot(ext[0], C).double()  # (T, C)
+    assert not grad.isnan().any()
+    torch.testing.assert_close(grad[0], -gamma)
 
 
 def test_posteriors_sum_to_one_per_frame():

@@ -15,6 +15,17 @@ def test_detector_fires_once_per_refractory_window():
     assert detect_events(p, 0.95, refractory=40) == []
 
 
+def test_detector_re_arms_when_the_probability_falls_not_on_time():
+    p = np.zeros(300)
+    p[10:200] = 0.9  # a bump four refractory windows long: still one firing
+    assert detect_events(p, 0.5, refractory=50) == [10]
+    p[220:230] = 0.9  # after the fall and the window: a second one
+    assert detect_events(p, 0.5, refractory=50) == [10, 220]
+    p[5] = 0.7  # a blip at the start fires, and the bump 5 steps later does not
+    assert detect_events(p, 0.5, refractory=50) == [5, 220]
+    assert detect_events(np.full(10, 0.9), 0.5, refractory=1) == [0]
+
+
 def test_matching_with_tolerance():
     assert match_events([1.0, 1.1, 5.0], [1.05, 3.0], tolerance=0.2) == (1, 2, 1)
     assert match_events([], [1.0], 0.5) == (0, 0, 1)

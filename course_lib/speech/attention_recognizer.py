@@ -2,7 +2,8 @@ r"""Attention-based recognition with character outputs: listen, attend, spell. C
 
 *Sequence Models* week 3 (speech recognition with an attention model) and Chan et al.
 (2016), "Listen, attend and spell", in miniature. The listener is CTC's front end (two
-strided convolutions: 40 ms steps) under Chapter 7's BiLSTM encoder; the speller is
+strided convolutions: 10 ms frames become steps of stride² × 10 ms, 90 ms at the
+chapter's stride 3) under Chapter 7's BiLSTM encoder; the speller is
 Chapter 7's attentive LSTM decoder, which at output step t attends over the encoder's
 steps and emits one character:
 
@@ -13,7 +14,8 @@ so P(y | x) = Π_t P(y_t | y_<t, x) with no blank and no independence between st
 speller conditions on every character it has emitted, which CTC cannot, and it has to
 learn the alignment that CTC sums over. Targets are the digit words spelled out
 ("four one seven"), so the model writes letters and spaces.
-Shape legend: B batch, T frames, M mel bands, S encoder steps (≈ T / 4), L characters.
+Shape legend: B batch, T frames, M mel bands, S encoder steps (≈ T / stride²: T / 9 at
+stride 3), L characters.
 """
 
 from __future__ import annotations
@@ -110,7 +112,7 @@ class AttentionRecognizer(StridedFrontEnd, Seq2Seq):
         self._build_front_end(n_mels, d_emb, kernel, stride, device)
 
     def encode(self, x: Tensor, lengths: Tensor) -> Encoded:
-        """x (B, T, M) log-mel frames, lengths (B,): listen, h_i over S ≈ T/4 steps."""
+        """x (B, T, M) log-mel frames, lengths (B,): listen, h_i over S ≈ T/stride² steps."""
         check_frames(x, lengths, self.n_mels)
         z = self._front_end(x, lengths)  # (B, S, E)
         return self.encode_vectors(self.drop(z), self.output_lengths(lengths))

@@ -92,6 +92,14 @@ def _emissions(log_probs: Tensor, ext: Tensor) -> Tensor:
     return log_probs.gather(2, ext[:, None, :].expand(B, T, ext.size(1)))
 
 
+def _log_add(a: Tensor, b: Tensor) -> Tensor:
+    """ln(e^a + e^b) (``torch.logaddexp``), whose gradient is 0 where both are −inf (a state
+    no path reaches yet) instead of torch's NaN, so autograd can run through α and β."""
+    both = (a == NEG_INF) & (b == NEG_INF)
+    out = torch.logaddexp(a.masked_fill(both, 0.0), b.masked_fill(both, 0.0))
+    return out.masked_fill(both, NEG_INF)
+
+
 def _shift(x: Tensor, k: int) -> Tensor:
     """x[:, s − k] with −inf for s < k (k > 0), or x[:, s + |k|] with −inf past the end."""
     pad = torch.full_like(x[:, : abs(k)], NEG_INF)
@@ -112,9 +120,9 @@ def ctc_alpha(log_probs: Tensor, ext: Tensor, blank: int = 0) -> Tensor:
     out = [alpha]
     for t in range(1, e.size(1)):
         prev = torch.cat([pad, alpha], 1)  # (B, S' + 2): prev[:, s + 2] = α_{t−1}(s)
-        stay_or_step = torch.logaddexp(prev[:, 2:], prev[:, 1:-1])  # (B, S')
+        stay_or_step = _log_add(prev[:, 2:], prev[:, 1:-1])  # (B, S')
         jump = prev[:, :-2] + no_skip  # (B, S'): α_{t−1}(s − 2) where legal
-        alpha = e[:, t] + torch.logaddexp(stay_or_step, jump)  # (B, S')
+        alpha = e[:, t] + _log_add(stay_or_step, jump)  # (B, S')
         out.append(alpha)
     return torch.stack(out, 1)  # (B, T, S')
 
@@ -143,9 +151,9 @@ def ctc_beta(
     out = [beta] * e.size(1)
     for t in range(e.size(1) - 1, -1, -1):
         nxt = torch.cat([beta, pad], 1)  # (B, S' + 2): nxt[:, s] = β_{t+1}(s)
-        stay_or_step = torch.logaddexp(nxt[:, :-2], nxt[:, 1:-1])  # (B, S')
+        stay_or_step = _log_add(nxt[:, :-2], nxt[:, 1:-1])  # (B, S')
         jump = nxt[:, 2:] + no_skip  # (B, S'): β_{t+1}(s + 2) where legal
-        recur = e[:, t] + torch.logaddexp(stay_or_step, jump)  # (B, S')
+        recur = e[:, t] + _log_add(stay_or_step, jump)  # (B, S')
         start = e[:, t].masked_fill(~final, NEG_INF)  # (B, S'): β_{T_b−1}(s)
         beta = torch.where(t == last, start, torch.where(t < last, recur, NEG_INF))
         out[t] = beta

@@ -5,8 +5,10 @@ about as much as the share of zeros. What a user sees are *events*: a detection 
 positive when it falls within ``tolerance`` seconds of a trigger's end that no other
 detection has claimed; precision, recall and F1 count those, and false alarms per minute
 (Sequence Models, week 3; the keyword-spotting literature's measure) count the rest.
-A streaming detector fires when the probability first reaches the threshold and then
-stays quiet for a refractory window, so one spoken word gives one detection.
+A streaming detector fires when the probability rises to the threshold, and is armed again
+only once the probability has fallen below it: one bump of probability, one detection,
+however long it lasts. A refractory window adds a minimum gap between detections, so that
+a probability that dips under the threshold and back within one word fires once.
 
 Shape legend: Y output steps.
 """
@@ -23,8 +25,9 @@ __all__ = ["detect_events", "event_scores", "match_events"]
 def detect_events(
     probs: Sequence[float] | np.ndarray, threshold: float = 0.5, refractory: int = 50
 ) -> list[int]:
-    """Steps where a streaming detector fires: p_y ≥ threshold, at least ``refractory``
-    steps after the previous firing. probs: (Y,). Returns the firing steps."""
+    """Steps where a streaming detector fires: p_y ≥ threshold while armed. Firing disarms
+    it; it is armed again at the first step with p_y < threshold at least ``refractory``
+    steps after the firing. probs: (Y,). Returns the firing steps."""
     p = np.asarray(probs, dtype=np.float64)
     if p.ndim != 1:
         raise ValueError(f"probs must be (Y,) for one stream; got shape {p.shape}")
@@ -32,11 +35,13 @@ def detect_events(
         raise ValueError(
             f"need 0 < threshold <= 1 and refractory >= 1; got {threshold}, {refractory}"
         )
-    fired, last = [], -refractory
-    for y in np.flatnonzero(p >= threshold):
-        if y - last >= refractory:
-            fired.append(int(y))
-            last = y
+    fired, armed = [], True
+    for y, p_y in enumerate(p):
+        if armed and p_y >= threshold:
+            fired.append(y)
+            armed = False
+        elif not armed and p_y < threshold and y - fired[-1] >= refractory:
+            armed = True
     return fired
 
 

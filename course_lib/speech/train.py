@@ -326,14 +326,20 @@ def trigger_probabilities(model: nn.Module, frames, *, device=None) -> list[np.n
 
 @torch.no_grad()
 def windowed_probabilities(
-    model: nn.Module, log_mels: Tensor, *, window: int, hop: int, device=None
+    model: nn.Module,
+    log_mels: Tensor,
+    *,
+    window: int,
+    hop: int,
+    normalise_each: bool = True,
+    device=None,
 ) -> np.ndarray:
     """σ(logit) over a long stream heard through windows of ``window`` frames every
     ``hop`` frames. log_mels: the stream's raw (T, M) :func:`log_mel` frames; each window
-    is normalised on its own (as each training clip was, by :func:`featurize`) and run
-    from a zero state; every output step comes from the latest window that has heard at
-    least ``window − hop`` frames before it (the first window's from the start).
-    Returns (Y,)."""
+    is normalised on its own (as each training clip was, by :func:`featurize`), or, with
+    ``normalise_each=False``, taken as given (frames normalised beforehand), and run from
+    a zero state; every output step comes from the latest window that has heard at least
+    ``window − hop`` frames before it (the first window's from the start). Returns (Y,)."""
     stride = model.stride
     if window % stride or hop % stride or not 0 < hop <= window:
         raise ValueError(
@@ -346,7 +352,8 @@ def windowed_probabilities(
     with evaluating(model):
         for start in range(0, max(T - window, 0) + 1, hop):
             end = start + window if start + window + hop <= T else T
-            chunk = normalise(log_mels[start:end])  # (W, M)
+            chunk = log_mels[start:end]  # (W, M)
+            chunk = normalise(chunk) if normalise_each else chunk
             p = torch.sigmoid(model(chunk[None].to(device)))[0].cpu().numpy()  # (Y_w,)
             skip = 0 if start == 0 else (window - hop) // stride
             g = start // stride

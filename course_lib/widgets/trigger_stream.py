@@ -3,7 +3,8 @@
 Chapter 10. The per-step probabilities, the true trigger ends and the spectrogram (one
 small JPEG) are stored in the page; moving the threshold slider re-runs the streaming
 detector in JavaScript (the rule of :func:`course_lib.speech.events.detect_events`: fire
-at p ≥ threshold, then stay quiet for ``refractory`` steps) and re-scores hits, false
+at p ≥ threshold, armed again once p has fallen below it, ``refractory`` steps at least
+after the firing) and re-scores hits, false
 alarms and misses within ``tolerance`` seconds (:func:`~course_lib.speech.events.match_events`),
 so it works in the static book. Front end: ``js/trigger_stream.js``.
 

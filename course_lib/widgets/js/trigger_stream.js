@@ -13,14 +13,18 @@ const CSS = `
 const W = 760;
 const H = 120;
 
-// Firing steps: p >= threshold, at least `refractory` steps after the previous firing.
+// Firing steps: p >= threshold while armed; a firing disarms, and the detector is armed
+// again at the first step with p < threshold at least `refractory` steps after it
+// (course_lib.speech.events.detect_events).
 function detect(probs, threshold, refractory) {
   const fired = [];
-  let last = -refractory;
+  let armed = true;
   probs.forEach((p, y) => {
-    if (p >= threshold && y - last >= refractory) {
+    if (armed && p >= threshold) {
       fired.push(y);
-      last = y;
+      armed = false;
+    } else if (!armed && p < threshold && y - fired[fired.length - 1] >= refractory) {
+      armed = true;
     }
   });
   return fired;
