@@ -37,7 +37,7 @@ from pathlib import Path
 from notebook_imports import (  # tools/
     is_notebook,
     module_closure,
-    notebook_imports,
+    notebook_code,
     page_file,
     read_notebook,
 )
@@ -106,7 +106,7 @@ def page_keys(
     common += [(root / p).read_bytes() for p in PINS if (root / p).is_file()]
     keys: dict[str, str] = {}
     for page in pages(root, toc):
-        deps = module_closure(root, notebook_imports(page_file(root, page)))
+        deps = module_closure(root, notebook_code(page_file(root, page)))
         chunks = common + [
             str(p.relative_to(root)).encode() + p.read_bytes() for p in deps
         ]
