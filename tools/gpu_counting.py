@@ -51,28 +51,9 @@ def _lstm_backward_flops(x_shape, w_ih_shape, w_hh_shape, *args, **kwargs) -> in
     return 2 * _lstm_layer_flops(x_shape, w_ih_shape, w_hh_shape)
 
 
-def _sequence_nr() -> int:
+def _next_node() -> int:
     """The sequence number the next autograd node will have (nodes are numbered in order)."""
-    with torch.enable_grad():
-        return torch.ones(1, requires_grad=True).mul(1).grad_fn._sequence_nr() + 1
-
-
-def _nodes_after(outputs, first: int) -> set[int]:
-    """Sequence numbers of the autograd nodes behind ``outputs`` made since number ``first``
-    (``outputs``: tensors, nested in tuples and lists; a PackedSequence is a tuple too)."""
-    todo, seen = [outputs], set()
-    while todo:
-        node = todo.pop()
-        if isinstance(node, (tuple, list)):
-            todo.extend(node)
-        elif isinstance(node, torch.Tensor):
-            todo.append(node.grad_fn)
-        elif node is None or type(node).__name__ == "AccumulateGrad":
-            continue
-        elif (number := node._sequence_nr()) >= first and number not in seen:
-            seen.add(number)
-            todo.extend(next_node for next_node, _ in node.next_functions)
-    return seen
+    return torch._C._autograd._get_sequence_nr()
 
 
 class _TimedMode(flop_counter._FlopCounterMode):
@@ -101,7 +82,8 @@ class OpCounter(flop_counter.FlopCounterMode):
         self.mod_tracker = _GlobalOnly()
         self.ops, self.op_seconds = 0, 0.0
         self.in_rnn = 0  # inside a recurrent layer's forward
-        self.rnn_nodes: set[int] = set()  # its autograd nodes, run backward by cuDNN
+        # the sequence numbers of its autograd nodes, whose backward is cuDNN's
+        self.rnn_nodes: set[int] = set()
 
     def __enter__(self):
         super().__enter__()
@@ -112,7 +94,7 @@ class OpCounter(flop_counter.FlopCounterMode):
 
     def _count_flops(self, func_packet, out, args, kwargs):
         if launches_a_kernel(func_packet) and not self.in_rnn:
-            node = torch._C._current_autograd_node()
+            node = torch._C._current_autograd_node()  # in a backward, the node it runs
             if node is None or node._sequence_nr() not in self.rnn_nodes:
                 self.ops += 1
         return super()._count_flops(func_packet, out, args, kwargs)
@@ -123,13 +105,13 @@ class OpCounter(flop_counter.FlopCounterMode):
         direction as one call. Its FLOPs count as they run; its operators as cuDNN's."""
         if isinstance(module, nn.RNNBase):
             self.in_rnn += 1
-            self._first = _sequence_nr()
+            self._first = _next_node()
 
     def rnn_leaves(self, module, args, outputs) -> None:
         if isinstance(module, nn.RNNBase):
             self.in_rnn -= 1
-            nodes = _nodes_after(outputs, self._first)
-            self.rnn_nodes |= nodes
+            nodes = range(self._first, _next_node())  # the autograd nodes it made
+            self.rnn_nodes.update(nodes)
             calls = module.num_layers * (2 if module.bidirectional else 1)
             # a call forward, and one backward if it will run
             self.ops += calls * (2 if nodes else 1)
