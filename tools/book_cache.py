@@ -3,28 +3,20 @@
     python tools/book_cache.py stale     # before `jupyter-book build`: forget what is stale
     python tools/book_cache.py execute --jobs 2   # then: execute the stale chapters side by side
     python tools/book_cache.py commit    # after it: remember what was executed; per-page times
-    python tools/book_cache.py stale --out _build/chapter-09 --toc _build/toc-09.yml  # make chapter
+    python tools/book_cache.py toc 09 > _build/toc-09.yml   # make chapter N=09: its toc
+    python tools/book_cache.py stale --out _build/chapter-09 --toc _build/toc-09.yml
 
-The book executes its notebooks through jupyter-cache (``execute_notebooks: cache``), which
-keys a notebook on its code cells only. A chapter also depends on the ``course_lib`` modules it
-imports (followed through their own imports), the run profile, the widget mode, the device
-override and the pins (``requirements.txt``, ``pyproject.toml``); the Results page depends on
-every chapter. ``stale`` computes that key for every page and, for each page whose key differs
-from the one stored by the last ``commit``, removes its executed copy from the cache and touches
-the notebook, so that Sphinx reads it again and myst-nb executes it; every other page keeps its
-cached outputs. ``execute`` runs the stale chapters ``--jobs`` at a time (myst-nb runs them
-one after the other, leaving a core of a 2-core machine idle while each kernel uses one thread)
-and stores each in the cache exactly as myst-nb would, so that ``jupyter-book build`` finds them
-executed; a chapter that fails is left out, and the build executes it again and reports its
-error. The Results page, which reads every chapter's results, is left to the build, which
-executes it after them. ``commit`` stores the key of every page the cache now holds and
-prints how long each chapter took against its budget (10 minutes; Chapter 9, 20); ``execute``
-prints the wall time of the chapters it ran, against the whole book's 60 minutes.
+jupyter-cache keys a notebook on its code cells only; here a page's key also holds the
+``course_lib`` files its code loads, the ``ENVIRONMENT`` and the ``PINS`` (the Results page's,
+every chapter's). ``stale`` drops each page whose key changed from the cache and touches it, so
+that the build executes it again; ``execute`` runs those chapters ``--jobs`` at a time into the
+cache as myst-nb would (one that fails is left to the build, which reports its error).
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import hashlib
 import json
 import os
@@ -32,52 +24,139 @@ import re
 import sys
 import time
 from collections.abc import Iterable
+from modulefinder import ModuleFinder
 from pathlib import Path
 
-from notebook_imports import (  # tools/
-    is_notebook,
-    module_closure,
-    notebook_code,
-    page_file,
-    read_notebook,
-)
-
 ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = "course_lib"
 PINS = ("requirements.txt", "pyproject.toml")
 ENVIRONMENT = ("COURSE_PROFILE", "COURSE_WIDGET_MODE", "COURSE_DEVICE", "COURSE_SEED")
-BUDGET_SECONDS = {"notebooks/09_pretraining": 1200}
-DEFAULT_BUDGET = 600
-BOOK_BUDGET = 3600  # every chapter, BOOK_JOBS=2 on 2 cores
+BUDGET_SECONDS = {"notebooks/09_pretraining": 1200}  # every other chapter: 600
+BOOK_BUDGET = 60  # minutes, every chapter, BOOK_JOBS=2 on 2 cores
 
 
 class Build:
     """Where a build keeps its state: ``<out>/_build/`` (``jupyter-book build --path-output``)."""
 
     def __init__(self, root: Path, out: Path | None = None, toc: Path | None = None):
-        self.root = root
-        self.out = out or root
-        self.toc = toc or root / "_toc.yml"
+        self.root, self.toc = root, toc or root / "_toc.yml"
+        self.state = (out or root) / "_build"
+        self.cache_dir = self.state / ".jupyter_cache"
+        self.keys_file = self.state / ".book_keys.json"
+        self.stale_file = self.state / ".book_stale.json"
 
-    @property
-    def cache_dir(self) -> Path:
-        return self.out / "_build" / ".jupyter_cache"
 
-    @property
-    def keys_file(self) -> Path:
-        return self.out / "_build" / ".book_keys.json"
+def _yaml(path: Path):
+    import yaml
 
-    @property
-    def stale_file(self) -> Path:
-        return self.out / "_build" / ".book_stale.json"
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
 
 
 def pages(root: Path, toc_file: Path | None = None) -> list[str]:
     """The notebook pages of the toc ("notebooks/01_word_vectors", "results", ...)."""
-    import yaml
-
-    toc = yaml.safe_load((toc_file or root / "_toc.yml").read_text(encoding="utf-8"))
+    toc = _yaml(toc_file or root / "_toc.yml")
     files = [c["file"] for part in toc["parts"] for c in part["chapters"]]
     return [f for f in files if is_notebook(root, f)]
+
+
+def chapter_toc(root: Path, number: str) -> dict:
+    """``_toc.yml`` with only the chapter whose file starts with ``notebooks/<number>_``."""
+    toc = _yaml(root / "_toc.yml")
+    prefix = f"notebooks/{number.zfill(2)}_"
+    files = [c["file"] for p in toc["parts"] for c in p["chapters"]]
+    if not any(f.startswith(prefix) for f in files):
+        raise SystemExit(f"no chapter {number!r} in _toc.yml; the chapters are {files}")
+    for part in toc["parts"]:
+        part["chapters"] = [
+            c
+            for c in part["chapters"]
+            if c["file"].startswith(prefix)
+            or not c["file"].startswith(("notebooks/", "results"))
+        ]
+    return toc
+
+
+def is_notebook(root: Path, page: str) -> bool:
+    """Whether a page of the book is executed: an ``.ipynb``, or a MyST markdown notebook (a
+    ``.md`` whose front matter names a kernel)."""
+    text = root / f"{page}.md"
+    if text.is_file():
+        head = text.read_text(encoding="utf-8")[:1000]
+        return head.startswith("---") and "\nkernelspec:" in head.split("\n---", 1)[0]
+    return (root / f"{page}.ipynb").is_file()
+
+
+def page_file(root: Path, page: str) -> Path:
+    """The file a notebook page is read from: its MyST text source where it has one
+    (``notebooks/03_backprop.md``), else its ``.ipynb``."""
+    text = root / f"{page}.md"
+    return text if text.is_file() else root / f"{page}.ipynb"
+
+
+def read_notebook(path: Path):
+    """The notebook at ``path``: an ``.ipynb``, or a MyST markdown notebook (``.md``)."""
+    import nbformat
+
+    if path.suffix == ".md":
+        import jupytext
+
+        return jupytext.reads(path.read_text(encoding="utf-8"), fmt="md:myst")
+    return nbformat.read(path, as_version=4)
+
+
+def notebook_code(path: Path) -> str:
+    """A notebook's code cells as one program: IPython magics (``%pip``, ``!ls``) become
+    ``pass``, and each ``check("chNN.name", ...)`` imports ``course_lib.exercises.chNN``
+    (which ``course_lib.exercises`` imports on first use)."""
+    lines = []
+    for cell in read_notebook(path).cells:
+        if cell.cell_type == "code":
+            lines.append(re.sub(r"(?m)^([ \t]*)[%!].*$", r"\1pass", cell.source))
+            for chapter in re.findall(r"""check\(\s*["'](ch\d\d)\.""", cell.source):
+                lines.append(f"import {PACKAGE}.exercises.{chapter}")
+    return "\n".join(lines)
+
+
+def lazy_exports(init: Path) -> dict[str, str]:
+    """A package's ``_EXPORTS`` table (name -> submodule), read without importing it: the
+    names its ``__getattr__`` imports on first use (PEP 562, as ``course_lib.widgets``)."""
+    for node in ast.parse(init.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "_EXPORTS":
+            return ast.literal_eval(node.value)
+    return {}
+
+
+class _Finder(ModuleFinder):
+    """A ModuleFinder that also loads the submodule of a lazily exported name."""
+
+    def import_module(self, partname, fqname, parent):
+        module = super().import_module(partname, fqname, parent)
+        init = getattr(parent, "__file__", None) or ""
+        if module is None and init.endswith("__init__.py"):
+            lazy = lazy_exports(Path(init)).get(partname)
+            if lazy:
+                super().import_module(lazy, f"{parent.__name__}.{lazy}", parent)
+        return module
+
+
+def module_closure(root: Path, code: str) -> list[Path]:
+    """Every ``course_lib`` file the program ``code`` loads, with the package data (the
+    widgets' JavaScript, manifests) of every package involved. Sorted, each once."""
+    finder = _Finder(path=[str(root)])
+    finder.scan_code(compile(code, "<notebook>", "exec"), finder.add_module("__main__"))
+    files: set[Path] = set()
+    for name, module in finder.modules.items():
+        if name.split(".")[0] == PACKAGE and module.__file__:
+            files.add(Path(module.__file__))
+            if module.__path__:  # a package: its data too
+                files |= {
+                    p
+                    for p in Path(module.__path__[0]).rglob("*")
+                    if p.is_file()
+                    and p.suffix not in (".py", ".pyc")
+                    and "__pycache__" not in p.parts
+                }
+    return sorted(files)
 
 
 def _digest(chunks: Iterable[bytes]) -> str:
@@ -98,24 +177,19 @@ def environment() -> dict[str, str]:
     return env
 
 
-def page_keys(
-    root: Path, env: dict[str, str], toc: Path | None = None
-) -> dict[str, str]:
+def page_keys(root: Path, env: dict, toc: Path | None = None) -> dict[str, str]:
     """The key of every notebook page; the Results page's includes every chapter's."""
     common = [json.dumps(env, sort_keys=True).encode()]
     common += [(root / p).read_bytes() for p in PINS if (root / p).is_file()]
     keys: dict[str, str] = {}
     for page in pages(root, toc):
-        deps = module_closure(root, notebook_code(page_file(root, page)))
-        chunks = common + [
-            str(p.relative_to(root)).encode() + p.read_bytes() for p in deps
-        ]
-        keys[page] = _digest(chunks)
+        files = module_closure(root, notebook_code(page_file(root, page)))
+        keys[page] = _digest(
+            common + [str(p.relative_to(root)).encode() + p.read_bytes() for p in files]
+        )
+    chapters = [keys[p].encode() for p in keys if p.startswith("notebooks/")]
     for page in keys:
-        if not page.startswith(
-            "notebooks/"
-        ):  # the Results page reads every chapter's results
-            chapters = [keys[p].encode() for p in keys if p.startswith("notebooks/")]
+        if not page.startswith("notebooks/"):  # the Results page reads every chapter's
             keys[page] = _digest([keys[page].encode(), *chapters])
     return keys
 
@@ -172,18 +246,10 @@ def _execute_one(path: str, timeout: int) -> tuple[str, float, str | None]:
     return nbformat.writes(nb), result.time, error
 
 
-def _execution_timeout(root: Path) -> int:
-    import yaml
-
-    config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
-    return int(config.get("execute", {}).get("timeout", 3600))
-
-
 def execute(build: Build, changed: list[str], jobs: int) -> dict[str, str | None]:
-    """Execute the stale chapters ``jobs`` at a time and cache each that succeeds (as
-    myst-nb's cache mode does: the executed notebook, keyed on its file, with its time).
-
-    Chapter 9, the longest, starts first. Returns each chapter's error (None: cached)."""
+    """Execute the stale chapters ``jobs`` at a time, the longest first, and cache each that
+    succeeds as myst-nb's cache mode does (keyed on its file, with its time). Returns each
+    chapter's error (None: cached)."""
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     import nbformat
@@ -191,18 +257,17 @@ def execute(build: Build, changed: list[str], jobs: int) -> dict[str, str | None
 
     todo = sorted(
         (p for p in changed if p.startswith("notebooks/")),
-        key=lambda p: (-BUDGET_SECONDS.get(p, DEFAULT_BUDGET), p),
+        key=lambda p: (-BUDGET_SECONDS.get(p, 600), p),
     )
     if not todo:
         return {}
-    cache, timeout = _cache(build), _execution_timeout(build.root)
+    cache, config = _cache(build), _yaml(build.root / "_config.yml")
+    timeout = int(config.get("execute", {}).get("timeout", 3600))
     errors: dict[str, str | None] = {}
     start = time.perf_counter()
     with ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
-        futures = {
-            pool.submit(_execute_one, str(page_file(build.root, p)), timeout): p
-            for p in todo
-        }
+        paths = {p: page_file(build.root, p) for p in todo}
+        futures = {pool.submit(_execute_one, str(paths[p]), timeout): p for p in todo}
         for future in as_completed(futures):
             page = futures[future]
             try:
@@ -210,27 +275,18 @@ def execute(build: Build, changed: list[str], jobs: int) -> dict[str, str | None
             except Exception as err:  # noqa: BLE001 (a dead worker: the build runs it again)
                 text, seconds, errors[page] = "", 0.0, f"{type(err).__name__}: {err}"
             if errors[page] is None:
-                path = page_file(build.root, page)
+                nb = nbformat.reads(text, as_version=4)
+                data = {"execution_seconds": seconds}
+                bundle = CacheBundleIn(nb, str(paths[page]), data=data)
                 cache.cache_notebook_bundle(
-                    CacheBundleIn(
-                        nbformat.reads(text, as_version=4),
-                        str(path),
-                        data={"execution_seconds": seconds},
-                    ),
-                    check_validity=False,
-                    overwrite=True,
+                    bundle, check_validity=False, overwrite=True
                 )
-                print(f"executed {page} in {seconds:.0f} s", flush=True)
+                print(f"executed {page} in {seconds:.0f} s")
             else:
-                print(
-                    f"{page} failed ({errors[page]}): the build runs it again",
-                    flush=True,
-                )
-    wall = time.perf_counter() - start
+                print(f"{page} failed ({errors[page]}): the build runs it again")
+    wall = (time.perf_counter() - start) / 60
     over = "  OVER" if wall > BOOK_BUDGET else ""
-    print(
-        f"{len(todo)} chapters in {wall / 60:.1f} min (the book's budget: 60 min){over}"
-    )
+    print(f"{len(todo)} chapters in {wall:.1f} min (the book's budget: 60 min){over}")
     return errors
 
 
@@ -239,7 +295,7 @@ def _write_executed(build: Build, cache, page: str) -> None:
     cache holds for the page, replacing the file atomically."""
     import nbformat
 
-    target = build.out / "_build" / "jupyter_execute" / f"{page}.ipynb"
+    target = build.state / "jupyter_execute" / f"{page}.ipynb"
     if not target.is_file():
         return
     notebook = read_notebook(page_file(build.root, page))
@@ -250,13 +306,10 @@ def _write_executed(build: Build, cache, page: str) -> None:
 
 
 def commit(build: Build, env: dict[str, str]) -> dict[str, float | None]:
-    """Store the key of every page whose current notebook the cache holds.
-
-    Returns each page's execution seconds as the cache recorded them (None: not cached, so
-    it failed or was never executed; it will be executed again next time). Each cached page's
-    copy in ``_build/jupyter_execute/`` gets the cached outputs (myst-nb writes the page's
-    unexecuted notebook there when it takes the outputs from the cache).
-    """
+    """Store the key of every page whose current notebook the cache holds, and give its copy
+    in ``_build/jupyter_execute/`` the cached outputs (myst-nb writes it unexecuted when it
+    takes them from the cache). Returns each page's execution seconds as the cache recorded
+    them (None: not cached, failed or never executed: it will be executed next time)."""
     cache, stored = _cache(build), _stored(build)
     seconds: dict[str, float | None] = {}
     for page, key in page_keys(build.root, env, build.toc).items():
@@ -279,57 +332,51 @@ def report(seconds: dict[str, float | None], ran: list[str]) -> str:
     """One line a page: executed this time or taken from the cache, seconds, budget."""
     lines = []
     for page, secs in seconds.items():
-        budget = (
-            BUDGET_SECONDS.get(page, DEFAULT_BUDGET)
-            if page.startswith("notebooks/")
-            else None
-        )
-        how = "executed" if page in ran else "cached  "
         if secs is None:
             lines.append(f"{page:<36} not executed (failed or not built)")
             continue
-        late = page in ran and budget is not None and secs > budget  # this build's time
-        over = f"  OVER its {budget} s budget" if late else ""
+        budget = BUDGET_SECONDS.get(page, 600)
+        late = page in ran and page.startswith("notebooks/") and secs > budget
+        over = f"  OVER its {budget} s budget" if late else ""  # this build's time
+        how = "executed" if page in ran else "cached  "
         lines.append(f"{page:<36} {how} {secs:7.1f} s{over}")
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("action", choices=("stale", "execute", "commit"))
-    parser.add_argument(
-        "--jobs", type=int, default=2, help="chapters executed at once (execute)"
-    )
-    parser.add_argument("--root", default=str(ROOT), help="the book's source folder")
-    parser.add_argument(
-        "--out", help="jupyter-book's --path-output (default: the root)"
-    )
-    parser.add_argument(
-        "--toc", help="the table of contents (default: <root>/_toc.yml)"
-    )
+    parser.add_argument("action", choices=("stale", "execute", "commit", "toc"))
+    parser.add_argument("chapter", nargs="?", help="toc: the chapter's number")
+    parser.add_argument("--jobs", type=int, default=2, help="execute: chapters at once")
+    parser.add_argument("--root", type=Path, default=ROOT, help="the book's sources")
+    parser.add_argument("--out", type=Path, help="jupyter-book's --path-output")
+    parser.add_argument("--toc", type=Path, help="the toc (default: <root>/_toc.yml)")
     args = parser.parse_args(argv)
-    root = Path(args.root).resolve()
+    sys.stdout.reconfigure(line_buffering=True)  # each line as soon as it is printed
+    if args.action == "toc":
+        if not args.chapter:
+            parser.error("toc takes a chapter number: toc 09")
+        import yaml
+
+        toc = chapter_toc(args.root, args.chapter)
+        return print(yaml.safe_dump(toc, sort_keys=False), end="")
+    root = args.root.resolve()
     build = Build(
-        root,
-        Path(args.out).resolve() if args.out else None,
-        Path(args.toc).resolve() if args.toc else None,
+        root, args.out and args.out.resolve(), args.toc and args.toc.resolve()
     )
     env = environment()
+    ran = []  # the pages the last ``stale`` found
+    if build.stale_file.is_file():
+        ran = json.loads(build.stale_file.read_text(encoding="utf-8"))
     if args.action == "stale":
         changed = stale(build, env)
         build.stale_file.parent.mkdir(parents=True, exist_ok=True)
         build.stale_file.write_text(json.dumps(changed), encoding="utf-8")
-        what = ", ".join(re.sub(r"^notebooks/", "", p) for p in changed) or "none"
+        what = ", ".join(p.removeprefix("notebooks/") for p in changed) or "none"
         print(f"pages to execute ({env['COURSE_PROFILE']} profile): {what}")
     elif args.action == "execute":
-        changed = []
-        if build.stale_file.is_file():
-            changed = json.loads(build.stale_file.read_text(encoding="utf-8"))
-        execute(build, changed, args.jobs)
+        execute(build, ran, args.jobs)
     else:
-        ran = []
-        if build.stale_file.is_file():
-            ran = json.loads(build.stale_file.read_text(encoding="utf-8"))
         print(report(commit(build, env), ran))
 
 

@@ -1,9 +1,7 @@
-"""What a gpu check counts inside the chapter's kernel (tools/gpu_check.py loads it).
-
-For the whole chapter: its wall time, the floating-point operations and the operators it
-dispatched (``torch.utils.flop_counter``) and the time spent inside them; and for every run of a
-training loop (``course_lib.step_plan``), each interval from one of its steps to its next: a
-training step's forward, backward and update. The rest is the chapter's other work.
+"""What a gpu check (tools/gpu_check.py) counts in a chapter's kernel: the wall time, the FLOPs
+and operators dispatched (``torch.utils.flop_counter``) and the time inside them, for the whole
+chapter and for each interval between two steps of a training loop's run (``course_lib.step_plan``):
+a step's forward, backward and update. The rest is the chapter's other work.
 """
 
 from __future__ import annotations
@@ -19,6 +17,7 @@ import time
 import torch
 from t4_estimate import KEYS  # tools/, beside this file
 from torch import nn
+from torch._C._autograd import _get_sequence_nr as next_node_number  # nodes count up
 from torch.nn.modules import module as hooks
 from torch.optim.optimizer import register_optimizer_step_post_hook
 from torch.utils import flop_counter
@@ -49,11 +48,6 @@ def _lstm_layer_flops(x_shape, w_ih_shape, w_hh_shape, *args, **kwargs) -> int:
 def _lstm_backward_flops(x_shape, w_ih_shape, w_hh_shape, *args, **kwargs) -> int:
     """Its backward: the gradients of the inputs and of the weights, twice the forward."""
     return 2 * _lstm_layer_flops(x_shape, w_ih_shape, w_hh_shape)
-
-
-def _next_node() -> int:
-    """The sequence number the next autograd node will have (nodes are numbered in order)."""
-    return torch._C._autograd._get_sequence_nr()
 
 
 class _TimedMode(flop_counter._FlopCounterMode):
@@ -105,12 +99,12 @@ class OpCounter(flop_counter.FlopCounterMode):
         direction as one call. Its FLOPs count as they run; its operators as cuDNN's."""
         if isinstance(module, nn.RNNBase):
             self.in_rnn += 1
-            self._first = _next_node()
+            self._first = next_node_number()
 
     def rnn_leaves(self, module, args, outputs) -> None:
         if isinstance(module, nn.RNNBase):
             self.in_rnn -= 1
-            nodes = range(self._first, _next_node())  # the autograd nodes it made
+            nodes = range(self._first, next_node_number())  # the autograd nodes it made
             self.rnn_nodes.update(nodes)
             calls = module.num_layers * (2 if module.bidirectional else 1)
             # a call forward, and one backward if it will run
@@ -137,7 +131,10 @@ class Counter:
 
     def __init__(self) -> None:
         self.counter = OpCounter()
-        self.runs: dict[int, dict] = {}  # id(run): its intervals, optimizer, last mark
+        self.runs: dict[
+            int, dict
+        ] = {}  # id(run): its intervals, whether an optimizer ran
+        self.marks: dict[int, list[float]] = {}  # id(run): the counts at its last step
         self.stepped = False  # a torch optimizer stepped since the last step of a run
 
     def now(self) -> list[float]:
@@ -149,11 +146,11 @@ class Counter:
 
     def run_step(self, run) -> None:
         """A run took a step: what ran since its previous step is one step's work."""
-        now = self.now()
-        seen = self.runs.setdefault(id(run), dict(intervals=[], optimizer=False))
-        if "mark" in seen:
-            seen["intervals"].append([b - a for a, b in zip(seen["mark"], now)])
-        seen["mark"], seen["optimizer"] = now, seen["optimizer"] or self.stepped
+        now, key = self.now(), id(run)
+        seen = self.runs.setdefault(key, dict(intervals=[], optimizer=False))
+        if key in self.marks:
+            seen["intervals"].append([b - a for a, b in zip(self.marks[key], now)])
+        self.marks[key], seen["optimizer"] = now, seen["optimizer"] or self.stepped
         self.stepped = False
 
     def start(self) -> None:
@@ -172,11 +169,9 @@ class Counter:
 
         self.counter.__exit__(None, None, None)
         totals = [b - a for a, b in zip(self.first, self.now())]
-        runs = []
-        for run in RUNS:
-            seen = self.runs.get(id(run), dict(intervals=[], optimizer=False))
-            seen.pop("mark", None)
-            runs.append(dict(vars(run), **seen))  # loop, planned, taken
+        none = dict(intervals=[], optimizer=False)
+        # each run: its loop, planned and taken steps, and what was counted between them
+        runs = [dict(vars(r), **self.runs.get(id(r), none)) for r in RUNS]
         return "GPU-CHECK " + json.dumps(
             {"totals": dict(zip(KEYS, totals)), "peak_mb": peak_mb(), "runs": runs}
         )

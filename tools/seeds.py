@@ -3,15 +3,13 @@
     python tools/seeds.py 09 [NN ...] [--seeds 1 2] [--jobs 2]   # make seeds N=09 (or N=all)
 
 Each chapter runs in the ``cpu`` profile (``--profile``) with ``COURSE_SEED`` 0, then each of
-``--seeds``: every seed the chapter and ``course_lib`` set moves to another random stream
-(``course_lib.runtime.run_seed``). Every run records into its own folder,
-``_build/seeds/seed-<s>/results`` (never ``_build/results``, which the Results page reads), and
-keeps its executed notebook beside it. It prints every ``assert`` of a chapter's cells that
-fails, any other error, and every glued verdict (a recorded string or truth value, not one
-recorded as an ``example``; of a recorded comparison, its verdict word: "ahead", "within the
-noise", "behind") that differs from seed 0's; it exits 1 on any of them.
-``--reference DIR``: seed 0's results are already in ``DIR`` (a ``make book`` of the same
-profile: ``_build/results``), so seed 0 is not run again.
+``--seeds``, which moves every seed of the chapter and ``course_lib`` to another random stream
+(``course_lib.runtime.run_seed``). A run records into ``_build/seeds/seed-<s>/results`` (never
+``_build/results``, which the Results page reads), its executed notebook beside it. It prints
+every ``assert`` of a chapter's cells that fails, any other error, and every finding
+(``course_lib.results.findings``: a glued verdict, string or truth value, not an ``example``)
+that differs from seed 0's, and exits 1 on any. ``--reference DIR``: seed 0's results are in
+``DIR`` already (``_build/results`` of a ``make book`` of the same profile), not run again.
 """
 
 from __future__ import annotations
@@ -42,9 +40,10 @@ class SeedRun:
     results: dict = field(default_factory=dict)
 
 
-def results_file(folder: Path, path: Path) -> Path:
-    """Where a chapter's results are in a results folder: ``chNN.json``."""
-    return folder / f"ch{path.name[:2]}.json"
+def read_results(folder: Path, path: Path) -> dict:
+    """Chapter ``path``'s recorded values in a results folder (``chNN.json``; {}: none)."""
+    file = folder / f"ch{path.name[:2]}.json"
+    return json.loads(file.read_text(encoding="utf-8")) if file.is_file() else {}
 
 
 def run(path: Path, seed: int, profile: str, out: Path, timeout: int) -> SeedRun:
@@ -53,7 +52,7 @@ def run(path: Path, seed: int, profile: str, out: Path, timeout: int) -> SeedRun
 
     folder = out / f"seed-{seed}"
     results = folder / "results"
-    results_file(results, path).unlink(missing_ok=True)  # this run's values only
+    (results / f"ch{path.name[:2]}.json").unlink(missing_ok=True)  # this run's only
     nb = nbformat.read(path, as_version=4)
     env = {
         "COURSE_PROFILE": profile,
@@ -65,24 +64,18 @@ def run(path: Path, seed: int, profile: str, out: Path, timeout: int) -> SeedRun
     }
     outcome = SeedRun(path.stem, seed)
     outcome.seconds, stopped = notebook_run.execute(nb, path, env, timeout)
-    if stopped:
-        outcome.failures.append(f"the run stopped: {stopped}")
+    outcome.failures += [f"the run stopped: {stopped}"] if stopped else []
     for error in notebook_run.cell_errors(nb):
         kind = "assert fails" if error.own_assert else "error"
         outcome.failures.append(f"{kind}: {error}")
     folder.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, folder / path.name)
-    outcome.results = read_results(results_file(results, path))
+    outcome.results = read_results(results, path)
     return outcome
 
 
-def read_results(path: Path) -> dict:
-    """A chapter's recorded values ({} when it recorded none)."""
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-
-
 def flips(reference: dict, other: dict) -> list[str]:
-    """Each verdict of ``reference`` (seed 0's results) that ``other`` states otherwise."""
+    """Each finding of ``reference`` (seed 0's results) that ``other`` states otherwise."""
     ours, theirs = findings(reference), findings(other)
     return [
         f"verdict differs: {key}: {value!r} at seed 0, {theirs.get(key, '(not recorded)')!r}"
@@ -91,17 +84,13 @@ def flips(reference: dict, other: dict) -> list[str]:
     ]
 
 
-def _run_star(args: tuple) -> SeedRun:
-    return run(*args)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("chapters", nargs="*", help="chapter numbers, or all (default)")
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--profile", default="cpu", choices=("smoke", "cpu", "gpu"))
     parser.add_argument(
-        "--jobs", type=int, default=2, help="runs at once (one thread each)"
+        "--jobs", type=int, default=2, help="runs at once (a thread each)"
     )
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--root", type=Path, default=ROOT, help="holds notebooks/")
@@ -109,22 +98,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=int, default=3600, help="seconds a cell")
     args = parser.parse_args(argv)
     if any(s <= 0 for s in args.seeds):
-        raise SystemExit(
-            "--seeds: the other draws are positive (seed 0 is the reference)"
-        )
+        parser.error("--seeds: the other draws are positive (seed 0 is the reference)")
     paths = notebook_run.chapters(args.root, args.chapters)
     seeds = ([] if args.reference else [0]) + sorted(set(args.seeds))
     todo = [(p, s, args.profile, args.out, args.timeout) for s in seeds for p in paths]
     runs: dict[tuple[str, int], SeedRun] = {}
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        for outcome in pool.map(_run_star, todo):
+        for outcome in pool.map(run, *zip(*todo)):
             runs[outcome.chapter, outcome.seed] = outcome
             took = f"{outcome.seconds:.0f} s, {len(outcome.failures)} failures"
             print(f"{outcome.chapter} seed {outcome.seed}: {took}", flush=True)
     bad = 0
     for path in paths:
         if args.reference:
-            reference = read_results(results_file(args.reference, path))
+            reference = read_results(args.reference, path)
         else:
             reference = runs[path.stem, 0].results
         for seed in seeds:

@@ -1,8 +1,10 @@
 """Copy the book's JavaScript assets into a local folder so the built HTML works offline.
 
+    python tools/vendor_assets.py _vendor
+
 MathJax 3.2.2 comes from the PyPI wheel ``django-static-mathjax`` (no Django needed to read its
 files); ``_config.yml`` serves the folder through ``html_static_path`` and points ``mathjax_path``
-at it. Usage: ``python tools/vendor_assets.py _vendor``.
+at it.
 """
 
 from __future__ import annotations
@@ -13,41 +15,25 @@ import sys
 from pathlib import Path
 
 # tex-chtml.js and the parts it loads on demand (fonts, TeX extensions, menu, accessibility).
-MATHJAX_PARTS = [
-    "tex-chtml.js",
-    "input/tex/extensions",
-    "output/chtml",
-    "ui",
-    "a11y",
-    "sre",
-]
+MATHJAX_PARTS = "tex-chtml.js input/tex/extensions output/chtml ui a11y sre".split()
 
 
-def mathjax_root() -> Path:
+def vendor(target: Path) -> None:
+    """Copy MathJax's parts to ``target/mathjax``, replacing ``target`` whole."""
     spec = importlib.util.find_spec("mathjax")
     if spec is None or not spec.submodule_search_locations:
         sys.exit(
             "MathJax not found: install the pinned requirements (django-static-mathjax)"
         )
-    root = (
-        Path(next(iter(spec.submodule_search_locations))) / "static" / "mathjax" / "es5"
-    )
-    if not (root / "tex-chtml.js").is_file():
-        sys.exit(f"MathJax's tex-chtml.js is missing under {root}")
-    return root
-
-
-def vendor(target: Path) -> None:
-    source = mathjax_root()
+    source = Path(spec.submodule_search_locations[0]) / "static" / "mathjax" / "es5"
+    if not (source / "tex-chtml.js").is_file():
+        sys.exit(f"MathJax's tex-chtml.js is missing under {source}")
     staging = target.with_name(target.name + ".tmp")
     shutil.rmtree(staging, ignore_errors=True)
     for part in MATHJAX_PARTS:
         src, dst = source / part, staging / "mathjax" / part
         dst.parent.mkdir(parents=True, exist_ok=True)
-        if src.is_dir():
-            shutil.copytree(src, dst)
-        else:
-            shutil.copy2(src, dst)
+        (shutil.copytree if src.is_dir() else shutil.copy2)(src, dst)
     shutil.rmtree(target, ignore_errors=True)
     staging.rename(target)
     print(f"vendored MathJax from {source} into {target / 'mathjax'}")
