@@ -27,6 +27,8 @@ from collections.abc import Iterable
 from modulefinder import ModuleFinder
 from pathlib import Path
 
+from notebook_run import read_notebook, write_whole  # tools/, beside this file
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "course_lib"
 PINS = ("requirements.txt", "pyproject.toml")
@@ -93,17 +95,6 @@ def page_file(root: Path, page: str) -> Path:
     return text if text.is_file() else root / f"{page}.ipynb"
 
 
-def read_notebook(path: Path):
-    """The notebook at ``path``: an ``.ipynb``, or a MyST markdown notebook (``.md``)."""
-    import nbformat
-
-    if path.suffix == ".md":
-        import jupytext
-
-        return jupytext.reads(path.read_text(encoding="utf-8"), fmt="md:myst")
-    return nbformat.read(path, as_version=4)
-
-
 def notebook_code(path: Path) -> str:
     """A notebook's code cells as one program: IPython magics (``%pip``, ``!ls``) become
     ``pass``, and each ``check("chNN.name", ...)`` imports ``course_lib.exercises.chNN``
@@ -117,23 +108,18 @@ def notebook_code(path: Path) -> str:
     return "\n".join(lines)
 
 
-def lazy_exports(init: Path) -> dict[str, str]:
-    """A package's ``_EXPORTS`` table (name -> submodule), read without importing it: the
-    names its ``__getattr__`` imports on first use (PEP 562, as ``course_lib.widgets``)."""
-    for node in ast.parse(init.read_text(encoding="utf-8")).body:
-        if isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "_EXPORTS":
-            return ast.literal_eval(node.value)
-    return {}
-
-
 class _Finder(ModuleFinder):
-    """A ModuleFinder that also loads the submodule of a lazily exported name."""
+    """A ModuleFinder that also loads the submodule of a name in a package's ``_EXPORTS``
+    table (name -> submodule), which its ``__getattr__`` imports on first use (PEP 562, as
+    ``course_lib.widgets``)."""
 
     def import_module(self, partname, fqname, parent):
         module = super().import_module(partname, fqname, parent)
         init = getattr(parent, "__file__", None) or ""
         if module is None and init.endswith("__init__.py"):
-            lazy = lazy_exports(Path(init)).get(partname)
+            text = Path(init).read_text(encoding="utf-8")
+            table = re.search(r"^_EXPORTS = (\{[^}]*\})", text, re.M)
+            lazy = ast.literal_eval(table[1]).get(partname) if table else None
             if lazy:
                 super().import_module(lazy, f"{parent.__name__}.{lazy}", parent)
         return module
@@ -160,10 +146,9 @@ def module_closure(root: Path, code: str) -> list[Path]:
 
 
 def _digest(chunks: Iterable[bytes]) -> str:
-    h = hashlib.sha256()
-    for chunk in chunks:
-        h.update(hashlib.sha256(chunk).digest())
-    return h.hexdigest()[:16]
+    """A short hash of the hashes of ``chunks``."""
+    hashes = b"".join(hashlib.sha256(chunk).digest() for chunk in chunks)
+    return hashlib.sha256(hashes).hexdigest()[:16]
 
 
 def environment() -> dict[str, str]:
@@ -219,14 +204,12 @@ def stale(build: Build, env: dict[str, str]) -> list[str]:
     stored, cache = _stored(build), _cache(build)
     changed = []
     for page, key in page_keys(build.root, env, build.toc).items():
-        if stored.get(page) == key:
-            continue
-        changed.append(page)
-        path = page_file(build.root, page)
-        record = _cached(cache, path)
-        if record is not None:
-            cache.remove_cache(record.pk)
-        path.touch()  # Sphinx reads a page again only when its source is newer
+        if stored.get(page) != key:
+            changed.append(page)
+            path = page_file(build.root, page)
+            if (record := _cached(cache, path)) is not None:
+                cache.remove_cache(record.pk)
+            path.touch()  # Sphinx reads a page again only when its source is newer
     return changed
 
 
@@ -290,41 +273,27 @@ def execute(build: Build, changed: list[str], jobs: int) -> dict[str, str | None
     return errors
 
 
-def _write_executed(build: Build, cache, page: str) -> None:
-    """Give ``_build/jupyter_execute/<page>.ipynb`` (when the build wrote it) the outputs the
-    cache holds for the page, replacing the file atomically."""
-    import nbformat
-
-    target = build.state / "jupyter_execute" / f"{page}.ipynb"
-    if not target.is_file():
-        return
-    notebook = read_notebook(page_file(build.root, page))
-    _, merged = cache.merge_match_into_notebook(notebook)
-    tmp = target.with_suffix(".tmp")
-    tmp.write_text(nbformat.writes(merged), encoding="utf-8")
-    tmp.replace(target)
-
-
 def commit(build: Build, env: dict[str, str]) -> dict[str, float | None]:
     """Store the key of every page whose current notebook the cache holds, and give its copy
     in ``_build/jupyter_execute/`` the cached outputs (myst-nb writes it unexecuted when it
     takes them from the cache). Returns each page's execution seconds as the cache recorded
     them (None: not cached, failed or never executed: it will be executed next time)."""
-    cache, stored = _cache(build), _stored(build)
-    seconds: dict[str, float | None] = {}
+    import nbformat
+
+    cache, stored, seconds = _cache(build), _stored(build), {}
     for page, key in page_keys(build.root, env, build.toc).items():
-        record = _cached(cache, page_file(build.root, page))
+        path = page_file(build.root, page)
+        record = _cached(cache, path)
+        seconds[page] = record.data.get("execution_seconds") if record else None
         if record is None:
             stored.pop(page, None)
-            seconds[page] = None
-        else:
-            stored[page] = key
-            seconds[page] = record.data.get("execution_seconds")
-            _write_executed(build, cache, page)
-    build.keys_file.parent.mkdir(parents=True, exist_ok=True)
-    tmp = build.keys_file.with_suffix(".tmp")
-    tmp.write_text(json.dumps(stored, indent=1, sort_keys=True), encoding="utf-8")
-    tmp.replace(build.keys_file)
+            continue
+        stored[page] = key
+        executed = build.state / "jupyter_execute" / f"{page}.ipynb"
+        if executed.is_file():
+            _, merged = cache.merge_match_into_notebook(read_notebook(path))
+            write_whole(executed, nbformat.writes(merged))
+    write_whole(build.keys_file, json.dumps(stored, indent=1, sort_keys=True))
     return seconds
 
 
@@ -360,18 +329,14 @@ def main(argv: list[str] | None = None) -> None:
 
         toc = chapter_toc(args.root, args.chapter)
         return print(yaml.safe_dump(toc, sort_keys=False), end="")
-    root = args.root.resolve()
-    build = Build(
-        root, args.out and args.out.resolve(), args.toc and args.toc.resolve()
-    )
-    env = environment()
+    out, toc = (path and path.resolve() for path in (args.out, args.toc))
+    build, env = Build(args.root.resolve(), out, toc), environment()
     ran = []  # the pages the last ``stale`` found
     if build.stale_file.is_file():
         ran = json.loads(build.stale_file.read_text(encoding="utf-8"))
     if args.action == "stale":
         changed = stale(build, env)
-        build.stale_file.parent.mkdir(parents=True, exist_ok=True)
-        build.stale_file.write_text(json.dumps(changed), encoding="utf-8")
+        write_whole(build.stale_file, json.dumps(changed))
         what = ", ".join(p.removeprefix("notebooks/") for p in changed) or "none"
         print(f"pages to execute ({env['COURSE_PROFILE']} profile): {what}")
     elif args.action == "execute":

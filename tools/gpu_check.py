@@ -23,6 +23,7 @@ from pathlib import Path
 
 import notebook_run  # tools/, beside this file
 import t4_estimate
+from t4_estimate import ASSUMPTION, BUDGET_SECONDS, T4_MEMORY_MB
 
 ROOT = Path(__file__).resolve().parents[1]
 # A check's few-step numbers, never in ``_build/results``, which the Results page reads.
@@ -109,42 +110,37 @@ def report(outcomes: list[Outcome]) -> str:
         f"{'chapter':<28} {'result':<7} {'time':>7} {'steps':>6} {'planned':>9} "
         f"{'GFLOP':>9} {'peak MB':>8} {'T4 gpu profile':>20}  result asserts skipped"
     )
-    rows = [_row(o) for o in outcomes]
-    found = [line for o in outcomes for line in _found(o)]
-    return "\n".join([header, *rows, *found, f"assumed: {t4_estimate.ASSUMPTION}"])
+    lines = [_lines(o) for o in outcomes]
+    found = [line for o in lines for line in o[1:]]
+    return "\n".join([header, *(o[0] for o in lines), *found, f"assumed: {ASSUMPTION}"])
 
 
-def _row(o: Outcome) -> str:
-    """An outcome's row of the table."""
+def _lines(o: Outcome) -> list[str]:
+    """An outcome's row of the table, then its errors, slowest cells and T4 estimate."""
     s, e, peak = o.stats, o.estimate, o.stats.get("peak_mb", 0)
     flops = f"{s['totals']['flops'] / 1e9:9.1f}" if s else f"{'-':>9}"
-    t4 = t4_estimate
-    over = e and (e.seconds > t4.BUDGET_SECONDS or peak > t4.T4_MEMORY_MB)
+    over = e and (e.seconds > BUDGET_SECONDS or peak > T4_MEMORY_MB)
     est = f"{e.seconds / 60:5.1f} min {'OVER' if over else 'ok':>4}" if e else "-"
     taken = sum(run["taken"] for run in s.get("runs", []))
-    return (
+    row = (
         f"{o.chapter:<28} {'ok' if o.passed else 'FAILED':<7} {o.seconds:6.0f}s "
         f"{taken:>6} {e.planned_steps if e else 0:>9,} {flops} "
         f"{peak:8.0f} {est:>20}  {len(o.skipped_checks)}"
     )
-
-
-def _found(o: Outcome) -> list[str]:
-    """An outcome's errors, slowest cells, T4 estimate and problems with its plans."""
-    lines = list(o.errors)
+    found = list(o.errors)
     if o.slowest:
-        cells = ", ".join(f"cell {i} {t:.0f} s" for i, t in o.slowest)
-        lines.append(f"slowest {cells}")
-    if e := o.estimate:
-        lines.append(
-            f"T4 estimate: {e.planned_steps:,} planned steps in {len(o.stats['runs'])} "
-            f"runs, {e.planned_flops / 1e12:,.1f} TFLOP, {e.training_seconds:,.0f} s "
-            f"training + {e.other_seconds:,.0f} s other work (budget "
-            f"{t4_estimate.BUDGET_SECONDS} s; peak {o.stats.get('peak_mb', 0):,.0f} of "
-            f"{t4_estimate.T4_MEMORY_MB:,} MB)"
+        found.append(
+            "slowest " + ", ".join(f"cell {i} {t:.0f} s" for i, t in o.slowest)
         )
-        lines += [f"plan: {problem}" for problem in e.problems]
-    return [f"  {o.chapter}: {line}" for line in lines]
+    if e:
+        found.append(
+            f"T4 estimate: {e.planned_steps:,} planned steps in {len(s['runs'])} runs, "
+            f"{e.planned_flops / 1e12:,.1f} TFLOP, {e.training_seconds:,.0f} s training "
+            f"+ {e.other_seconds:,.0f} s other work (budget {BUDGET_SECONDS} s; peak "
+            f"{peak:,.0f} of {T4_MEMORY_MB:,} MB)"
+        )
+        found += [f"plan: {problem}" for problem in e.problems]
+    return [row, *(f"  {o.chapter}: {line}" for line in found)]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -158,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         paths = notebook_run.chapters(ROOT, args.chapters)
         for outcome in pool.map(run, paths):  # in chapter order, as each is done
             outcomes.append(outcome)
-            print(_row(outcome), *_found(outcome), sep="\n", flush=True)
+            print(*_lines(outcome), sep="\n", flush=True)
     print(report(outcomes))
     if args.json:
         text = json.dumps([asdict(o) for o in outcomes], indent=1)

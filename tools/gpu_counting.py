@@ -1,7 +1,7 @@
 """What a gpu check (tools/gpu_check.py) counts in a chapter's kernel: the wall time, the FLOPs
-and operators dispatched (``torch.utils.flop_counter``) and the time inside them, for the whole
-chapter and for each interval between two steps of a training loop's run (``course_lib.step_plan``):
-a step's forward, backward and update. The rest is the chapter's other work.
+and operators dispatched and the time inside them, for the whole chapter and for each interval
+between two steps of a training loop's run (``course_lib.step_plan``): a step's forward,
+backward and update. The rest is the chapter's other work.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from torch.utils import flop_counter
 
 
 class _GlobalOnly(contextlib.nullcontext):
-    """FlopCounterMode's module tracker, tracking nothing: every FLOP counts under "Global".
-    The tracker's module hooks break ``torch.autograd.grad`` through a module."""
+    """A module tracker that tracks nothing, for FlopCounterMode: its own hooks break
+    ``torch.autograd.grad`` through a module. Every FLOP counts under "Global"."""
 
     parents = {"Global"}
 
@@ -67,17 +67,32 @@ class _TimedMode(flop_counter._FlopCounterMode):
             self.counter.op_seconds += time.perf_counter() - start
 
 
-class OpCounter(flop_counter.FlopCounterMode):
-    """FLOPs, as torch counts them, the operators dispatched that compute (each about one GPU
-    kernel; views are not counted), and the seconds spent inside operators."""
+def peak_mb() -> float:
+    """This process's peak resident memory, MB: Linux's VmHWM, which a new program starts
+    afresh (``ru_maxrss``, elsewhere, keeps the peak of the process that started it)."""
+    if os.path.exists("/proc/self/status"):
+        with open("/proc/self/status", encoding="ascii") as status:
+            kb = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
+        return int(kb) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+class Counter(flop_counter.FlopCounterMode):
+    """The FLOPs as torch counts them, the operators dispatched that compute (about a GPU
+    kernel each; views are not counted) and the seconds inside operators: for the whole
+    chapter, and for each interval between two steps of each run of a training loop."""
 
     def __init__(self) -> None:
         super().__init__(display=False)
         self.mod_tracker = _GlobalOnly()
         self.ops, self.op_seconds = 0, 0.0
         self.in_rnn = 0  # inside a recurrent layer's forward
-        # the sequence numbers of its autograd nodes, whose backward is cuDNN's
-        self.rnn_nodes: set[int] = set()
+        self.rnn_nodes: set[int] = (
+            set()
+        )  # its autograd nodes' numbers: cuDNN's backward
+        self.runs: dict[int, dict] = {}  # id(run): intervals, optimizer
+        self.marks: dict[int, list] = {}  # id(run): the counts at its last step
+        self.stepped = False  # a torch optimizer stepped since a run's last step
 
     def __enter__(self):
         super().__enter__()
@@ -110,38 +125,12 @@ class OpCounter(flop_counter.FlopCounterMode):
             # a call forward, and one backward if it will run
             self.ops += calls * (2 if nodes else 1)
 
-    def totals(self) -> tuple[int, int, float]:
-        return int(self.get_total_flops()), self.ops, self.op_seconds
-
-
-def peak_mb() -> float:
-    """This process's peak resident memory, MB: Linux's VmHWM, which a new program starts
-    afresh (``ru_maxrss``, elsewhere, keeps the peak of the process that started it)."""
-    if os.path.exists("/proc/self/status"):
-        with open("/proc/self/status", encoding="ascii") as status:
-            kb = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
-        return int(kb) / 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
-class Counter:
-    """The chapter's counts (``report``): ``totals`` (seconds, FLOPs, operators, seconds
-    inside operators) and each run of a training loop: its loop, planned and taken steps,
-    whether a torch optimizer stepped in it, and the counts of each interval between steps."""
-
-    def __init__(self) -> None:
-        self.counter = OpCounter()
-        self.runs: dict[
-            int, dict
-        ] = {}  # id(run): its intervals, whether an optimizer ran
-        self.marks: dict[int, list[float]] = {}  # id(run): the counts at its last step
-        self.stepped = False  # a torch optimizer stepped since the last step of a run
-
     def now(self) -> list[float]:
-        return [time.perf_counter(), *self.counter.totals()]
+        """The counts so far (``KEYS``)."""
+        return [time.perf_counter(), self.get_total_flops(), self.ops, self.op_seconds]
 
     def optimizer_step(self, *_args) -> None:
-        self.counter.rnn_nodes.clear()  # their backward has run
+        self.rnn_nodes.clear()  # their backward has run
         self.stepped = True
 
     def run_step(self, run) -> None:
@@ -154,20 +143,21 @@ class Counter:
         self.stepped = False
 
     def start(self) -> None:
+        """Count from here on (in a kernel: its first cell)."""
         from course_lib import step_plan
 
         step_plan.LISTENERS.append(self.run_step)
         register_optimizer_step_post_hook(self.optimizer_step)
-        hooks.register_module_forward_pre_hook(self.counter.rnn_enters)
-        hooks.register_module_forward_hook(self.counter.rnn_leaves)
+        hooks.register_module_forward_pre_hook(self.rnn_enters)
+        hooks.register_module_forward_hook(self.rnn_leaves)
         self.first = self.now()
-        self.counter.__enter__()
+        self.__enter__()
 
     def report(self) -> str:
-        """One line for tools/gpu_check.py: the totals and every run."""
+        """Stop counting; one line for tools/gpu_check.py: the totals and every run."""
         from course_lib.step_plan import RUNS
 
-        self.counter.__exit__(None, None, None)
+        self.__exit__(None, None, None)
         totals = [b - a for a, b in zip(self.first, self.now())]
         none = dict(intervals=[], optimizer=False)
         # each run: its loop, planned and taken steps, and what was counted between them

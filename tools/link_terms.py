@@ -86,7 +86,7 @@ def main(argv: list[str]) -> int:
     check = "--check" in argv
     terms, pending = glossary_terms(), []
     for path in notebooks_sync.sources(ROOT):
-        nb = notebooks_sync.read_source(path)
+        nb = notebooks_sync.read_notebook(path)
         cells = [c for c in nb.cells if c.cell_type == "markdown"]
         texts, done = link_chapter([c.source for c in cells], terms)
         pending += [f"{path.name}: {t}" for t in done]

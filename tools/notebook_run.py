@@ -1,6 +1,7 @@
-"""What the gpu check (tools/gpu_check.py) and the seed check (tools/seeds.py) share: the
-chapters to run, a run of one with its own environment that goes on past failing cells, and the
-errors it met, a chapter's own ``assert`` told apart from code that could not run.
+"""What the tools share: the chapters, reading a notebook and writing a file whole; and, for the
+gpu check (tools/gpu_check.py) and the seed check (tools/seeds.py), a run of a chapter with its
+own environment that goes on past failing cells, and the errors it met, a chapter's own
+``assert`` told apart from code that could not run.
 """
 
 from __future__ import annotations
@@ -26,6 +27,25 @@ def chapters(
         if len(paths) != len(numbers):
             raise SystemExit(f"no chapter {sorted(numbers)} in {root / 'notebooks'}")
     return paths
+
+
+def read_notebook(path: Path):
+    """The notebook at ``path``: an ``.ipynb``, or a MyST markdown notebook (``.md``)."""
+    import nbformat
+
+    if path.suffix == ".md":
+        import jupytext
+
+        return jupytext.reads(path.read_text(encoding="utf-8"), fmt="md:myst")
+    return nbformat.read(path, as_version=4)
+
+
+def write_whole(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all (a file beside it, then renamed)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
 
 
 @dataclass(frozen=True)

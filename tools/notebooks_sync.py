@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import os
 import re
 import subprocess
 import sys
@@ -24,10 +23,9 @@ from pathlib import Path
 
 import jupytext
 import nbformat
-from notebook_run import chapters  # tools/, beside this file
+from notebook_run import chapters, read_notebook, write_whole  # tools/
 
 ROOT = Path(__file__).resolve().parents[1]
-FORMAT = "md:myst"
 CELL_FIELDS = ("cell_type", "id", "source", "metadata")  # what a notebook's cell keeps
 
 
@@ -36,27 +34,15 @@ def sources(root: Path = ROOT, wanted: list[str] | None = None) -> list[Path]:
     return chapters(root, wanted, ".md")
 
 
-def read_source(source: Path) -> nbformat.NotebookNode:
-    """The MyST markdown notebook ``source`` as jupytext reads it (its header kept)."""
-    return jupytext.reads(source.read_text(encoding="utf-8"), fmt=FORMAT)
-
-
 def write_source(source: Path, text: nbformat.NotebookNode) -> None:
-    """Write ``text`` (as :func:`read_source` returned it, edited) back to ``source``."""
-    written = jupytext.writes(text, fmt=FORMAT)  # without the version jupytext adds:
-    _write(source, re.sub(r"(?m)^ +jupytext_version: .*\n", "", written))
-
-
-def _write(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` whole, or leave the old file (never half of it)."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    """Write ``text`` (as ``read_notebook`` read it, edited) back to ``source``."""
+    written = jupytext.writes(text, fmt="md:myst")  # without the version jupytext adds:
+    write_whole(source, re.sub(r"(?m)^ +jupytext_version: .*\n", "", written))
 
 
 def notebook(source: Path) -> nbformat.NotebookNode:
     """The ``.ipynb`` that ``source`` (a MyST markdown notebook) stands for."""
-    text, nb, seen = read_source(source), nbformat.v4.new_notebook(), Counter()
+    text, nb, seen = read_notebook(source), nbformat.v4.new_notebook(), Counter()
     kernel = text.metadata["kernelspec"]
     nb.metadata = {"kernelspec": kernel, "language_info": {"name": "python"}}
     for cell in text.cells:
@@ -92,7 +78,7 @@ def sync(source: Path) -> list[str]:
     nb, written = notebook(source), []
     pretty = formatted(source, nb)
     if [c.source for c in pretty.cells] != [c.source for c in nb.cells]:
-        edited = read_source(source)
+        edited = read_notebook(source)
         for cell, done in zip(edited.cells, pretty.cells, strict=True):
             cell.source = done.source
         write_source(source, edited)
@@ -100,7 +86,7 @@ def sync(source: Path) -> list[str]:
         nb = notebook(source)
     path, text = source.with_suffix(".ipynb"), nbformat.writes(nb) + "\n"
     if not path.is_file() or path.read_text(encoding="utf-8") != text:
-        _write(path, text)
+        write_whole(path, text)
         written.append(path.name)
     return written
 

@@ -18,7 +18,7 @@ import argparse
 import json
 import sys
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import notebook_run  # tools/, beside this file
@@ -31,13 +31,13 @@ OUT = ROOT / "_build" / "seeds"
 
 @dataclass
 class SeedRun:
-    """One chapter run with one seed: what failed, and what it recorded."""
+    """One chapter run with one seed: its time, what failed, and what it recorded."""
 
     chapter: str  # "09_pretraining"
     seed: int
-    seconds: float = 0.0
-    failures: list[str] = field(default_factory=list)
-    results: dict = field(default_factory=dict)
+    seconds: float
+    failures: list[str]
+    results: dict
 
 
 def read_results(folder: Path, path: Path) -> dict:
@@ -62,16 +62,13 @@ def run(path: Path, seed: int, profile: str, out: Path, timeout: int) -> SeedRun
         "COURSE_PROGRESS": "0",
         "OMP_NUM_THREADS": "1",
     }
-    outcome = SeedRun(path.stem, seed)
-    outcome.seconds, stopped = notebook_run.execute(nb, path, env, timeout)
-    outcome.failures += [f"the run stopped: {stopped}"] if stopped else []
+    seconds, stopped = notebook_run.execute(nb, path, env, timeout)
+    failures = [f"the run stopped: {stopped}"] if stopped else []
     for error in notebook_run.cell_errors(nb):
-        kind = "assert fails" if error.own_assert else "error"
-        outcome.failures.append(f"{kind}: {error}")
+        failures.append(f"{'assert fails' if error.own_assert else 'error'}: {error}")
     folder.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, folder / path.name)
-    outcome.results = read_results(results, path)
-    return outcome
+    return SeedRun(path.stem, seed, seconds, failures, read_results(results, path))
 
 
 def flips(reference: dict, other: dict) -> list[str]:
@@ -89,9 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("chapters", nargs="*", help="chapter numbers, or all (default)")
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--profile", default="cpu", choices=("smoke", "cpu", "gpu"))
-    parser.add_argument(
-        "--jobs", type=int, default=2, help="runs at once (a thread each)"
-    )
+    parser.add_argument("--jobs", type=int, default=2, help="runs at once")
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--root", type=Path, default=ROOT, help="holds notebooks/")
     parser.add_argument("--reference", type=Path, help="seed 0's results folder")
@@ -116,16 +111,14 @@ def main(argv: list[str] | None = None) -> int:
             reference = runs[path.stem, 0].results
         for seed in seeds:
             outcome = runs[path.stem, seed]
-            found = outcome.failures + (
-                flips(reference, outcome.results) if seed else []
-            )
+            flipped = flips(reference, outcome.results) if seed else []
+            found = outcome.failures + flipped
             bad += len(found)
             for line in found:
                 print(f"{path.stem} seed {seed}: {line}")
         print(f"{path.stem}: {len(findings(reference))} glued verdicts, seeds {seeds}")
-    print(
-        f"{bad} failures and flips" if bad else "every assert holds, no verdict flips"
-    )
+    held = "every assert holds, no verdict flips"
+    print(f"{bad} failures and flips" if bad else held)
     return 1 if bad else 0
 
 
