@@ -6,11 +6,9 @@
     python tools/book_cache.py toc 09 > _build/toc-09.yml   # make chapter N=09: its toc
     python tools/book_cache.py stale --out _build/chapter-09 --toc _build/toc-09.yml
 
-jupyter-cache keys a notebook on its code cells only; here a page's key also holds the
+jupyter-cache keys a notebook on its code cells only; a page's key here also holds the
 ``course_lib`` files its code loads, the ``ENVIRONMENT`` and the ``PINS`` (the Results page's,
-every chapter's). ``stale`` drops each page whose key changed from the cache and touches it, so
-that the build executes it again; ``execute`` runs those chapters ``--jobs`` at a time into the
-cache as myst-nb would (one that fails is left to the build, which reports its error).
+every chapter's). A page whose key changed is dropped from the cache, so the build executes it.
 """
 
 from __future__ import annotations
@@ -24,9 +22,15 @@ import re
 import sys
 import time
 from collections.abc import Iterable
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from modulefinder import ModuleFinder
 from pathlib import Path
 
+import nbformat
+import yaml
+from jupyter_cache import get_cache
+from jupyter_cache.base import CacheBundleIn
+from jupyter_cache.executors.utils import single_nb_execution
 from notebook_run import read_notebook, write_whole  # tools/, beside this file
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,8 +53,6 @@ class Build:
 
 
 def _yaml(path: Path):
-    import yaml
-
     return yaml.safe_load(path.read_text(encoding="utf-8"))
 
 
@@ -68,19 +70,16 @@ def chapter_toc(root: Path, number: str) -> dict:
     files = [c["file"] for p in toc["parts"] for c in p["chapters"]]
     if not any(f.startswith(prefix) for f in files):
         raise SystemExit(f"no chapter {number!r} in _toc.yml; the chapters are {files}")
+    # the other chapters and the Results page go
+    others = [f for f in files if f.startswith(("notebooks/", "results"))]
+    others = [f for f in others if not f.startswith(prefix)]
     for part in toc["parts"]:
-        part["chapters"] = [
-            c
-            for c in part["chapters"]
-            if c["file"].startswith(prefix)
-            or not c["file"].startswith(("notebooks/", "results"))
-        ]
+        part["chapters"] = [c for c in part["chapters"] if c["file"] not in others]
     return toc
 
 
 def is_notebook(root: Path, page: str) -> bool:
-    """Whether a page of the book is executed: an ``.ipynb``, or a MyST markdown notebook (a
-    ``.md`` whose front matter names a kernel)."""
+    """Whether a page is executed: an ``.ipynb``, or a ``.md`` whose front matter names a kernel."""
     text = root / f"{page}.md"
     if text.is_file():
         head = text.read_text(encoding="utf-8")[:1000]
@@ -89,16 +88,14 @@ def is_notebook(root: Path, page: str) -> bool:
 
 
 def page_file(root: Path, page: str) -> Path:
-    """The file a notebook page is read from: its MyST text source where it has one
-    (``notebooks/03_backprop.md``), else its ``.ipynb``."""
+    """A page's file: its MyST text source (``.md``) where it has one, else its ``.ipynb``."""
     text = root / f"{page}.md"
     return text if text.is_file() else root / f"{page}.ipynb"
 
 
 def notebook_code(path: Path) -> str:
-    """A notebook's code cells as one program: IPython magics (``%pip``, ``!ls``) become
-    ``pass``, and each ``check("chNN.name", ...)`` imports ``course_lib.exercises.chNN``
-    (which ``course_lib.exercises`` imports on first use)."""
+    """A notebook's code cells as one program: IPython magics (``%pip``) become ``pass``, and
+    ``check("chNN.name", ...)`` imports ``course_lib.exercises.chNN`` (as it does on first use)."""
     lines = []
     for cell in read_notebook(path).cells:
         if cell.cell_type == "code":
@@ -109,9 +106,8 @@ def notebook_code(path: Path) -> str:
 
 
 class _Finder(ModuleFinder):
-    """A ModuleFinder that also loads the submodule of a name in a package's ``_EXPORTS``
-    table (name -> submodule), which its ``__getattr__`` imports on first use (PEP 562, as
-    ``course_lib.widgets``)."""
+    """A ModuleFinder that also loads the submodule of a name in a package's ``_EXPORTS`` (which
+    its ``__getattr__`` imports on first use, PEP 562, as ``course_lib.widgets``)."""
 
     def import_module(self, partname, fqname, parent):
         module = super().import_module(partname, fqname, parent)
@@ -180,15 +176,11 @@ def page_keys(root: Path, env: dict, toc: Path | None = None) -> dict[str, str]:
 
 
 def _cache(build: Build):
-    from jupyter_cache import get_cache
-
     return get_cache(str(build.cache_dir))
 
 
-def _stored(build: Build) -> dict[str, str]:
-    if build.keys_file.is_file():
-        return json.loads(build.keys_file.read_text(encoding="utf-8"))
-    return {}
+def _read_json(path: Path, default):
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else default
 
 
 def _cached(cache, path: Path):
@@ -201,7 +193,7 @@ def _cached(cache, path: Path):
 
 def stale(build: Build, env: dict[str, str]) -> list[str]:
     """Forget the executed copy of every page whose key changed; return those pages."""
-    stored, cache = _stored(build), _cache(build)
+    stored, cache = _read_json(build.keys_file, {}), _cache(build)
     changed = []
     for page, key in page_keys(build.root, env, build.toc).items():
         if stored.get(page) != key:
@@ -215,13 +207,8 @@ def stale(build: Build, env: dict[str, str]) -> list[str]:
 
 def _execute_one(path: str, timeout: int) -> tuple[str, float, str | None]:
     """Execute one notebook in its folder (a worker process); its JSON, seconds, error."""
-    import nbformat
-    from jupyter_cache.executors.utils import single_nb_execution
-
-    nb = read_notebook(Path(path))
-    result = single_nb_execution(
-        nb, cwd=str(Path(path).parent), timeout=timeout, allow_errors=False
-    )
+    nb, folder = read_notebook(Path(path)), str(Path(path).parent)
+    result = single_nb_execution(nb, cwd=folder, timeout=timeout, allow_errors=False)
     error = None
     if result.err is not None:  # the error's name, and its last lines: the failing cell
         tail = "\n".join(str(result.err).strip().splitlines()[-12:])
@@ -230,14 +217,8 @@ def _execute_one(path: str, timeout: int) -> tuple[str, float, str | None]:
 
 
 def execute(build: Build, changed: list[str], jobs: int) -> dict[str, str | None]:
-    """Execute the stale chapters ``jobs`` at a time, the longest first, and cache each that
-    succeeds as myst-nb's cache mode does (keyed on its file, with its time). Returns each
-    chapter's error (None: cached)."""
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-
-    import nbformat
-    from jupyter_cache.base import CacheBundleIn
-
+    """Execute the stale chapters ``jobs`` at a time, the longest first, caching each that
+    succeeds as myst-nb would; return each one's error (None: cached; else the build runs it)."""
     todo = sorted(
         (p for p in changed if p.startswith("notebooks/")),
         key=lambda p: (-BUDGET_SECONDS.get(p, 600), p),
@@ -257,16 +238,14 @@ def execute(build: Build, changed: list[str], jobs: int) -> dict[str, str | None
                 text, seconds, errors[page] = future.result()
             except Exception as err:  # noqa: BLE001 (a dead worker: the build runs it again)
                 text, seconds, errors[page] = "", 0.0, f"{type(err).__name__}: {err}"
-            if errors[page] is None:
-                nb = nbformat.reads(text, as_version=4)
-                data = {"execution_seconds": seconds}
-                bundle = CacheBundleIn(nb, str(paths[page]), data=data)
-                cache.cache_notebook_bundle(
-                    bundle, check_validity=False, overwrite=True
-                )
-                print(f"executed {page} in {seconds:.0f} s")
-            else:
+            if errors[page] is not None:
                 print(f"{page} failed ({errors[page]}): the build runs it again")
+                continue
+            nb = nbformat.reads(text, as_version=4)
+            data = {"execution_seconds": seconds}
+            bundle = CacheBundleIn(nb, str(paths[page]), data=data)
+            cache.cache_notebook_bundle(bundle, check_validity=False, overwrite=True)
+            print(f"executed {page} in {seconds:.0f} s")
     wall = (time.perf_counter() - start) / 60
     over = "  OVER" if wall > BOOK_BUDGET else ""
     print(f"{len(todo)} chapters in {wall:.1f} min (the book's budget: 60 min){over}")
@@ -274,13 +253,9 @@ def execute(build: Build, changed: list[str], jobs: int) -> dict[str, str | None
 
 
 def commit(build: Build, env: dict[str, str]) -> dict[str, float | None]:
-    """Store the key of every page whose current notebook the cache holds, and give its copy
-    in ``_build/jupyter_execute/`` the cached outputs (myst-nb writes it unexecuted when it
-    takes them from the cache). Returns each page's execution seconds as the cache recorded
-    them (None: not cached, failed or never executed: it will be executed next time)."""
-    import nbformat
-
-    cache, stored, seconds = _cache(build), _stored(build), {}
+    """Store the key of every page the cache holds, with its outputs in the build's unexecuted
+    copy (``_build/jupyter_execute``); return each page's seconds (None: not executed)."""
+    cache, stored, seconds = _cache(build), _read_json(build.keys_file, {}), {}
     for page, key in page_keys(build.root, env, build.toc).items():
         path = page_file(build.root, page)
         record = _cached(cache, path)
@@ -325,15 +300,11 @@ def main(argv: list[str] | None = None) -> None:
     if args.action == "toc":
         if not args.chapter:
             parser.error("toc takes a chapter number: toc 09")
-        import yaml
-
         toc = chapter_toc(args.root, args.chapter)
         return print(yaml.safe_dump(toc, sort_keys=False), end="")
     out, toc = (path and path.resolve() for path in (args.out, args.toc))
     build, env = Build(args.root.resolve(), out, toc), environment()
-    ran = []  # the pages the last ``stale`` found
-    if build.stale_file.is_file():
-        ran = json.loads(build.stale_file.read_text(encoding="utf-8"))
+    ran = _read_json(build.stale_file, [])  # the pages the last ``stale`` found
     if args.action == "stale":
         changed = stale(build, env)
         write_whole(build.stale_file, json.dumps(changed))

@@ -1,9 +1,8 @@
 """Sphinx fixes for the book, loaded through ``sphinx.local_extensions`` in ``_config.yml``.
 
-``dedupe_scripts``: sphinx-thebe and sphinx-togglebutton add their inline configuration scripts
-(``const THEBE_JS_URL = ...``) twice, once with the file name None and once with "", which
-Sphinx does not see as equal, and the page threw "Identifier 'THEBE_JS_URL' has already been
-declared". Each script (same file, attributes and body) is kept once, at its earliest position.
+``dedupe_scripts``: sphinx-thebe and sphinx-togglebutton add their inline scripts twice (file
+name None, then ""), and a page threw "Identifier 'THEBE_JS_URL' has already been declared".
+Each script (same file, attributes and body) is kept once, at its earliest position.
 """
 
 from __future__ import annotations

@@ -2,12 +2,10 @@
 
     python tools/gpu_check.py [NN ...] [--jobs 2]   # make gpu-check runs them all, 2 at a time
 
-No machine that builds the book has a GPU. A chapter runs here with its gpu sizes and code paths
-(``COURSE_PROFILE=gpu COURSE_GPU_CHECK=1``), each training loop planning its whole run
-(``course_lib.step_plan``) and taking its first steps, less evaluation and decoding (the
-chapter's ``gpu_check`` picks). An error fails the check, and so does a run with no plan or over
-it; a failed ``assert`` of a chapter's cell, a claim on results, is listed. Per chapter: time,
-steps, FLOPs, peak memory and the gpu profile's time on a Colab T4 (tools/t4_estimate.py).
+With ``COURSE_PROFILE=gpu COURSE_GPU_CHECK=1`` each training loop plans its whole run
+(``course_lib.step_plan``) and takes its first steps. An error fails the check, as does a run
+with no plan or over it; a failed ``assert`` of a chapter (a claim on results) is listed. Per
+chapter: time, steps, FLOPs, peak memory and the time on a Colab T4 (tools/t4_estimate.py).
 """
 
 from __future__ import annotations
@@ -21,6 +19,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+import nbformat
 import notebook_run  # tools/, beside this file
 import t4_estimate
 from t4_estimate import ASSUMPTION, BUDGET_SECONDS, T4_MEMORY_MB
@@ -74,8 +73,6 @@ def _slowest_cells(cells: list, n: int = 3) -> list[tuple[int, float]]:
 
 def run(path: Path, timeout: int = 1800) -> Outcome:
     """Execute one chapter in a gpu check and classify what went wrong."""
-    import nbformat
-
     nb = nbformat.read(path, as_version=4)
     nb.cells.insert(0, nbformat.v4.new_code_cell(START))
     nb.cells.append(nbformat.v4.new_code_cell(END))

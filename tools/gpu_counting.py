@@ -1,7 +1,6 @@
 """What a gpu check (tools/gpu_check.py) counts in a chapter's kernel: the wall time, the FLOPs
 and operators dispatched and the time inside them, for the whole chapter and for each interval
-between two steps of a training loop's run (``course_lib.step_plan``): a step's forward,
-backward and update. The rest is the chapter's other work.
+between two steps of a training loop's run (``course_lib.step_plan``): a step's work.
 """
 
 from __future__ import annotations
@@ -21,6 +20,8 @@ from torch._C._autograd import _get_sequence_nr as next_node_number  # nodes cou
 from torch.nn.modules import module as hooks
 from torch.optim.optimizer import register_optimizer_step_post_hook
 from torch.utils import flop_counter
+
+from course_lib import step_plan
 
 
 class _GlobalOnly(contextlib.nullcontext):
@@ -51,8 +52,7 @@ def _lstm_backward_flops(x_shape, w_ih_shape, w_hh_shape, *args, **kwargs) -> in
 
 
 class _TimedMode(flop_counter._FlopCounterMode):
-    """FlopCounterMode's dispatch mode, also timing the operators it runs (the outermost:
-    an operator torch decomposes runs its parts inside it)."""
+    """FlopCounterMode's dispatch mode, also timing the outermost operators it runs."""
 
     depth = 0
 
@@ -78,9 +78,8 @@ def peak_mb() -> float:
 
 
 class Counter(flop_counter.FlopCounterMode):
-    """The FLOPs as torch counts them, the operators dispatched that compute (about a GPU
-    kernel each; views are not counted) and the seconds inside operators: for the whole
-    chapter, and for each interval between two steps of each run of a training loop."""
+    """The FLOPs (as torch counts them), operators that compute (a GPU kernel each; not views)
+    and seconds inside them: in all, and between two steps of each run of a training loop."""
 
     def __init__(self) -> None:
         super().__init__(display=False)
@@ -109,9 +108,8 @@ class Counter(flop_counter.FlopCounterMode):
         return super()._count_flops(func_packet, out, args, kwargs)
 
     def rnn_enters(self, module, args) -> None:
-        """A recurrent layer: on the CPU torch runs it a time step at a time, operator by
-        operator (GRU, vanilla RNN, packed sequences); on a GPU cuDNN runs each layer and
-        direction as one call. Its FLOPs count as they run; its operators as cuDNN's."""
+        """A recurrent layer, which cuDNN runs as a call a layer and direction (the CPU, a time
+        step at a time): its FLOPs count as they run, its operators as cuDNN's calls."""
         if isinstance(module, nn.RNNBase):
             self.in_rnn += 1
             self._first = next_node_number()
@@ -144,8 +142,6 @@ class Counter(flop_counter.FlopCounterMode):
 
     def start(self) -> None:
         """Count from here on (in a kernel: its first cell)."""
-        from course_lib import step_plan
-
         step_plan.LISTENERS.append(self.run_step)
         register_optimizer_step_post_hook(self.optimizer_step)
         hooks.register_module_forward_pre_hook(self.rnn_enters)
@@ -155,13 +151,11 @@ class Counter(flop_counter.FlopCounterMode):
 
     def report(self) -> str:
         """Stop counting; one line for tools/gpu_check.py: the totals and every run."""
-        from course_lib.step_plan import RUNS
-
         self.__exit__(None, None, None)
         totals = [b - a for a, b in zip(self.first, self.now())]
         none = dict(intervals=[], optimizer=False)
         # each run: its loop, planned and taken steps, and what was counted between them
-        runs = [dict(vars(r), **self.runs.get(id(r), none)) for r in RUNS]
+        runs = [dict(vars(r), **self.runs.get(id(r), none)) for r in step_plan.RUNS]
         return "GPU-CHECK " + json.dumps(
             {"totals": dict(zip(KEYS, totals)), "peak_mb": peak_mb(), "runs": runs}
         )

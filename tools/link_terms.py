@@ -3,12 +3,10 @@
     python tools/link_terms.py          # edit the chapter notebooks in place
     python tools/link_terms.py --check  # exit 1, listing what it would link, if anything
 
-The terms are the English term lines of ``book/glossary.md``. In each chapter's text source,
-``notebooks/NN_*.md``, the first prose use of a term (a plural "s"/"es" allowed; case-insensitive
-unless the term has capitals) becomes ``{term}`...```, unless the chapter links it already.
-Headings, code, math, links, roles and HTML are never touched, nor a shorter term inside a longer
-one ("backpropagation" in "backpropagation through time"). Only markdown cells change, and the
-chapter's ``.ipynb`` is written again (``tools/notebooks_sync.py``).
+In each chapter's ``.md``, the first prose use of each English term of ``book/glossary.md`` (a
+plural allowed; case-insensitive unless the term has capitals) becomes ``{term}`...```, unless
+the chapter links it already: never in headings, code, math, links, roles or HTML, nor a shorter
+term inside a longer one. The chapter's ``.ipynb`` is written again (tools/notebooks_sync.py).
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
-"""What the tools share: the chapters, reading a notebook and writing a file whole; and, for the
-gpu check (tools/gpu_check.py) and the seed check (tools/seeds.py), a run of a chapter with its
-own environment that goes on past failing cells, and the errors it met, a chapter's own
-``assert`` told apart from code that could not run.
+"""What the tools share: the chapters, reading a notebook, writing a file whole; and a run of a
+chapter with its own environment that goes on past failing cells (tools/gpu_check.py,
+tools/seeds.py), with the errors it met: a chapter's own ``assert`` or code that could not run.
 """
 
 from __future__ import annotations
@@ -12,14 +11,17 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import jupytext
+import nbformat
+from nbclient import NotebookClient
+
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def chapters(
     root: Path, wanted: list[str] | None, suffix: str = ".ipynb"
 ) -> list[Path]:
-    """The chapters ``notebooks/NN_*<suffix>`` numbered in ``wanted`` (all of them for none
-    or ``all``); a number with no chapter is an error."""
+    """The chapters ``notebooks/NN_*<suffix>`` numbered in ``wanted`` (none or ``all``: all)."""
     paths = sorted((root / "notebooks").glob(f"[0-9][0-9]_*{suffix}"))
     if wanted and wanted != ["all"]:
         numbers = {w.zfill(2) for w in wanted}
@@ -31,11 +33,7 @@ def chapters(
 
 def read_notebook(path: Path):
     """The notebook at ``path``: an ``.ipynb``, or a MyST markdown notebook (``.md``)."""
-    import nbformat
-
     if path.suffix == ".md":
-        import jupytext
-
         return jupytext.reads(path.read_text(encoding="utf-8"), fmt="md:myst")
     return nbformat.read(path, as_version=4)
 
@@ -65,12 +63,8 @@ class CellError:
 
 
 def execute(nb, path: Path, env: dict, timeout: int) -> tuple[float, str | None]:
-    """Run every cell of ``nb`` (read from ``path``), also those after a failing one, in
-    ``path``'s folder, its kernel with ``env`` laid over this process's environment. Returns
-    the seconds it took and the error that stopped the run (a dead kernel, a cell over
-    ``timeout`` seconds) or None; the cells' own errors stay in their outputs."""
-    from nbclient import NotebookClient
-
+    """Run every cell of ``nb`` (from ``path``), past failing ones, in ``path``'s folder with
+    ``env`` over this environment: the seconds, and what stopped it (a dead kernel, a timeout)."""
     folder = {"metadata": {"path": str(path.parent)}}
     client = NotebookClient(
         nb, timeout=timeout, kernel_name="python3", allow_errors=True, resources=folder

@@ -3,12 +3,10 @@
     python tools/notebooks_sync.py [NN ...]    # make notebooks-sync: format, then write
     python tools/notebooks_sync.py --check     # make test: exit 1 where they disagree
 
-A chapter is written as ``notebooks/NN_name.md``, a MyST markdown notebook (jupytext's ``myst``
-format): the file authors edit and the book is built from. Colab opens, and nbval runs,
-``notebooks/NN_name.ipynb``, written from it: the same cells, sources, tags and prompts, no
-outputs, each cell's id made from its kind and source (an edit changes only the ids of the cells
-it touches). Writing formats the code cells with ruff (``notebooks/ruff.toml``) first, in the
-``.md`` too.
+Authors edit ``notebooks/NN_name.md`` (MyST markdown), which the book is built from; Colab and
+nbval run ``notebooks/NN_name.ipynb``, written from it: the same cells, no outputs, each cell's
+id made from its kind and source (an edit changes only the ids of the cells it touches).
+Writing formats the code with ruff (``notebooks/ruff.toml``) first, in the ``.md`` too.
 """
 
 from __future__ import annotations

@@ -2,14 +2,10 @@
 
     python tools/seeds.py 09 [NN ...] [--seeds 1 2] [--jobs 2]   # make seeds N=09 (or N=all)
 
-Each chapter runs in the ``cpu`` profile (``--profile``) with ``COURSE_SEED`` 0, then each of
-``--seeds``, which moves every seed of the chapter and ``course_lib`` to another random stream
-(``course_lib.runtime.run_seed``). A run records into ``_build/seeds/seed-<s>/results`` (never
-``_build/results``, which the Results page reads), its executed notebook beside it. It prints
-every ``assert`` of a chapter's cells that fails, any other error, and every finding
-(``course_lib.results.findings``: a glued verdict, string or truth value, not an ``example``)
-that differs from seed 0's, and exits 1 on any. ``--reference DIR``: seed 0's results are in
-``DIR`` already (``_build/results`` of a ``make book`` of the same profile), not run again.
+Each chapter runs (``--profile`` cpu) with ``COURSE_SEED`` 0, then with each of ``--seeds``
+(``course_lib.runtime.run_seed``), recording into ``_build/seeds/seed-<s>/``. It lists each
+failing ``assert`` or other error, and each finding (``course_lib.results.findings``) that
+differs from seed 0's, and exits 1 on any. ``--reference DIR``: seed 0's results, already run.
 """
 
 from __future__ import annotations
@@ -21,6 +17,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+import nbformat
 import notebook_run  # tools/, beside this file
 
 from course_lib.results import findings
@@ -48,8 +45,6 @@ def read_results(folder: Path, path: Path) -> dict:
 
 def run(path: Path, seed: int, profile: str, out: Path, timeout: int) -> SeedRun:
     """Execute chapter ``path`` with ``COURSE_SEED=seed`` into ``out/seed-<seed>``."""
-    import nbformat
-
     folder = out / f"seed-{seed}"
     results = folder / "results"
     (results / f"ch{path.name[:2]}.json").unlink(missing_ok=True)  # this run's only

@@ -1,10 +1,7 @@
-"""Copy the book's JavaScript assets into a local folder so the built HTML works offline.
-
-    python tools/vendor_assets.py _vendor
+"""Copy MathJax into a folder so the built HTML works offline: tools/vendor_assets.py _vendor.
 
 MathJax 3.2.2 comes from the PyPI wheel ``django-static-mathjax`` (no Django needed to read its
-files); ``_config.yml`` serves the folder through ``html_static_path`` and points ``mathjax_path``
-at it.
+files); ``_config.yml`` serves the folder (``html_static_path``, ``mathjax_path``).
 """
 
 from __future__ import annotations
