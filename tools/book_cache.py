@@ -52,20 +52,16 @@ class Build:
         self.stale_file = self.state / ".book_stale.json"
 
 
-def _yaml(path: Path):
-    return yaml.safe_load(path.read_text(encoding="utf-8"))
-
-
 def pages(root: Path, toc_file: Path | None = None) -> list[str]:
     """The notebook pages of the toc ("notebooks/01_word_vectors", "results", ...)."""
-    toc = _yaml(toc_file or root / "_toc.yml")
+    toc = yaml.safe_load((toc_file or root / "_toc.yml").read_text(encoding="utf-8"))
     files = [c["file"] for part in toc["parts"] for c in part["chapters"]]
     return [f for f in files if is_notebook(root, f)]
 
 
 def chapter_toc(root: Path, number: str) -> dict:
     """``_toc.yml`` with only the chapter whose file starts with ``notebooks/<number>_``."""
-    toc = _yaml(root / "_toc.yml")
+    toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
     prefix = f"notebooks/{number.zfill(2)}_"
     files = [c["file"] for p in toc["parts"] for c in p["chapters"]]
     if not any(f.startswith(prefix) for f in files):
@@ -131,13 +127,11 @@ def module_closure(root: Path, code: str) -> list[Path]:
         if name.split(".")[0] == PACKAGE and module.__file__:
             files.add(Path(module.__file__))
             if module.__path__:  # a package: its data too
-                files |= {
-                    p
-                    for p in Path(module.__path__[0]).rglob("*")
-                    if p.is_file()
-                    and p.suffix not in (".py", ".pyc")
-                    and "__pycache__" not in p.parts
-                }
+                found = Path(module.__path__[0]).rglob("*")
+                data = [
+                    p for p in found if p.is_file() and "__pycache__" not in p.parts
+                ]
+                files |= {p for p in data if p.suffix not in (".py", ".pyc")}
     return sorted(files)
 
 
@@ -165,18 +159,13 @@ def page_keys(root: Path, env: dict, toc: Path | None = None) -> dict[str, str]:
     keys: dict[str, str] = {}
     for page in pages(root, toc):
         files = module_closure(root, notebook_code(page_file(root, page)))
-        keys[page] = _digest(
-            common + [str(p.relative_to(root)).encode() + p.read_bytes() for p in files]
-        )
+        chunks = [str(p.relative_to(root)).encode() + p.read_bytes() for p in files]
+        keys[page] = _digest(common + chunks)
     chapters = [keys[p].encode() for p in keys if p.startswith("notebooks/")]
     for page in keys:
         if not page.startswith("notebooks/"):  # the Results page reads every chapter's
             keys[page] = _digest([keys[page].encode(), *chapters])
     return keys
-
-
-def _cache(build: Build):
-    return get_cache(str(build.cache_dir))
 
 
 def _read_json(path: Path, default):
@@ -193,7 +182,7 @@ def _cached(cache, path: Path):
 
 def stale(build: Build, env: dict[str, str]) -> list[str]:
     """Forget the executed copy of every page whose key changed; return those pages."""
-    stored, cache = _read_json(build.keys_file, {}), _cache(build)
+    stored, cache = _read_json(build.keys_file, {}), get_cache(str(build.cache_dir))
     changed = []
     for page, key in page_keys(build.root, env, build.toc).items():
         if stored.get(page) != key:
@@ -219,13 +208,12 @@ def _execute_one(path: str, timeout: int) -> tuple[str, float, str | None]:
 def execute(build: Build, changed: list[str], jobs: int) -> dict[str, str | None]:
     """Execute the stale chapters ``jobs`` at a time, the longest first, caching each that
     succeeds as myst-nb would; return each one's error (None: cached; else the build runs it)."""
-    todo = sorted(
-        (p for p in changed if p.startswith("notebooks/")),
-        key=lambda p: (-BUDGET_SECONDS.get(p, 600), p),
-    )
+    todo = [p for p in changed if p.startswith("notebooks/")]
+    todo.sort(key=lambda p: (-BUDGET_SECONDS.get(p, 600), p))
     if not todo:
         return {}
-    cache, config = _cache(build), _yaml(build.root / "_config.yml")
+    cache = get_cache(str(build.cache_dir))
+    config = yaml.safe_load((build.root / "_config.yml").read_text(encoding="utf-8"))
     timeout = int(config.get("execute", {}).get("timeout", 3600))
     errors: dict[str, str | None] = {}
     start = time.perf_counter()
@@ -255,7 +243,8 @@ def execute(build: Build, changed: list[str], jobs: int) -> dict[str, str | None
 def commit(build: Build, env: dict[str, str]) -> dict[str, float | None]:
     """Store the key of every page the cache holds, with its outputs in the build's unexecuted
     copy (``_build/jupyter_execute``); return each page's seconds (None: not executed)."""
-    cache, stored, seconds = _cache(build), _read_json(build.keys_file, {}), {}
+    cache, stored = get_cache(str(build.cache_dir)), _read_json(build.keys_file, {})
+    seconds = {}
     for page, key in page_keys(build.root, env, build.toc).items():
         path = page_file(build.root, page)
         record = _cached(cache, path)

@@ -59,14 +59,12 @@ class Outcome:
 
 def _slowest_cells(cells: list, n: int = 3) -> list[tuple[int, float]]:
     """The ``n`` cells that took longest (index, seconds), by the times nbclient records."""
-    times = []
+    times, keys = [], ("iopub.execute_input", "shell.execute_reply")
     for index, cell in enumerate(cells):
         ran = cell.get("metadata", {}).get("execution", {})
-        keys = ("iopub.execute_input", "shell.execute_reply")
-        if set(keys) <= ran.keys():
-            start, end = (
-                datetime.fromisoformat(ran[k].replace("Z", "+00:00")) for k in keys
-            )
+        stamps = [ran.get(key, "").replace("Z", "+00:00") for key in keys]
+        if all(stamps):
+            start, end = map(datetime.fromisoformat, stamps)
             times.append((index, round((end - start).total_seconds(), 1)))
     return sorted(times, key=lambda t: -t[1])[:n]
 
@@ -126,9 +124,8 @@ def _lines(o: Outcome) -> list[str]:
     )
     found = list(o.errors)
     if o.slowest:
-        found.append(
-            "slowest " + ", ".join(f"cell {i} {t:.0f} s" for i, t in o.slowest)
-        )
+        cells = ", ".join(f"cell {i} {t:.0f} s" for i, t in o.slowest)
+        found.append(f"slowest {cells}")
     if e:
         found.append(
             f"T4 estimate: {e.planned_steps:,} planned steps in {len(s['runs'])} runs, "

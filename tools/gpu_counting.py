@@ -86,9 +86,8 @@ class Counter(flop_counter.FlopCounterMode):
         self.mod_tracker = _GlobalOnly()
         self.ops, self.op_seconds = 0, 0.0
         self.in_rnn = 0  # inside a recurrent layer's forward
-        self.rnn_nodes: set[int] = (
-            set()
-        )  # its autograd nodes' numbers: cuDNN's backward
+        # the sequence numbers of its autograd nodes, whose backward is cuDNN's
+        self.rnn_nodes: set[int] = set()
         self.runs: dict[int, dict] = {}  # id(run): intervals, optimizer
         self.marks: dict[int, list] = {}  # id(run): the counts at its last step
         self.stepped = False  # a torch optimizer stepped since a run's last step
@@ -156,6 +155,5 @@ class Counter(flop_counter.FlopCounterMode):
         none = dict(intervals=[], optimizer=False)
         # each run: its loop, planned and taken steps, and what was counted between them
         runs = [dict(vars(r), **self.runs.get(id(r), none)) for r in step_plan.RUNS]
-        return "GPU-CHECK " + json.dumps(
-            {"totals": dict(zip(KEYS, totals)), "peak_mb": peak_mb(), "runs": runs}
-        )
+        stats = {"totals": dict(zip(KEYS, totals)), "peak_mb": peak_mb(), "runs": runs}
+        return "GPU-CHECK " + json.dumps(stats)

@@ -18,9 +18,7 @@ from nbclient import NotebookClient
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
-def chapters(
-    root: Path, wanted: list[str] | None, suffix: str = ".ipynb"
-) -> list[Path]:
+def chapters(root: Path, wanted: list[str] | None, suffix=".ipynb") -> list[Path]:
     """The chapters ``notebooks/NN_*<suffix>`` numbered in ``wanted`` (none or ``all``: all)."""
     paths = sorted((root / "notebooks").glob(f"[0-9][0-9]_*{suffix}"))
     if wanted and wanted != ["all"]:

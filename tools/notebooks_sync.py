@@ -57,13 +57,10 @@ def notebook(source: Path) -> nbformat.NotebookNode:
 
 def formatted(source: Path, nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """``nb`` with its code cells as ``ruff format`` writes them (the chapter's settings)."""
-    ruff = [sys.executable, "-m", "ruff", "format", "--stdin-filename"]
+    ipynb, text = str(source.with_suffix(".ipynb")), nbformat.writes(nb)
+    ruff = [sys.executable, "-m", "ruff", "format", "--stdin-filename", ipynb, "-"]
     done = subprocess.run(
-        [*ruff, str(source.with_suffix(".ipynb")), "-"],
-        input=nbformat.writes(nb),
-        capture_output=True,
-        text=True,
-        cwd=source.parent,
+        ruff, input=text, capture_output=True, text=True, cwd=source.parent
     )
     if done.returncode:
         raise SystemExit(f"ruff could not format {source.name}:\n{done.stderr}")
@@ -126,9 +123,7 @@ def orphans(root: Path = ROOT) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("chapters", nargs="*", help="chapter numbers (default: all)")
-    parser.add_argument(
-        "--check", action="store_true", help="only compare; write nothing"
-    )
+    parser.add_argument("--check", action="store_true", help="compare, write nothing")
     args = parser.parse_args(argv)
     paths = sources(ROOT, args.chapters)
     if args.check:
