@@ -11,8 +11,6 @@ jupyter-cache keys a notebook on its code cells only; a page's key here also hol
 every chapter's). A page whose key changed is dropped from the cache, so the build executes it.
 """
 
-from __future__ import annotations
-
 import argparse
 import ast
 import hashlib
@@ -53,10 +51,17 @@ class Build:
 
 
 def pages(root: Path, toc_file: Path | None = None) -> list[str]:
-    """The notebook pages of the toc ("notebooks/01_word_vectors", "results", ...)."""
+    """The executed pages of the toc ("notebooks/01_word_vectors", "results", ...): each
+    ``.ipynb``, and each ``.md`` whose front matter names a kernel (a MyST notebook)."""
     toc = yaml.safe_load((toc_file or root / "_toc.yml").read_text(encoding="utf-8"))
-    files = [c["file"] for part in toc["parts"] for c in part["chapters"]]
-    return [f for f in files if is_notebook(root, f)]
+    found = []
+    for page in (c["file"] for part in toc["parts"] for c in part["chapters"]):
+        path = page_file(root, page)
+        head = path.read_text(encoding="utf-8")[:1000] if path.suffix == ".md" else ""
+        front = head.split("\n---", 1)[0] if head.startswith("---") else ""
+        if "\nkernelspec:" in front or (path.suffix == ".ipynb" and path.is_file()):
+            found.append(page)
+    return found
 
 
 def chapter_toc(root: Path, number: str) -> dict:
@@ -72,15 +77,6 @@ def chapter_toc(root: Path, number: str) -> dict:
     for part in toc["parts"]:
         part["chapters"] = [c for c in part["chapters"] if c["file"] not in others]
     return toc
-
-
-def is_notebook(root: Path, page: str) -> bool:
-    """Whether a page is executed: an ``.ipynb``, or a ``.md`` whose front matter names a kernel."""
-    text = root / f"{page}.md"
-    if text.is_file():
-        head = text.read_text(encoding="utf-8")[:1000]
-        return head.startswith("---") and "\nkernelspec:" in head.split("\n---", 1)[0]
-    return (root / f"{page}.ipynb").is_file()
 
 
 def page_file(root: Path, page: str) -> Path:
@@ -127,10 +123,8 @@ def module_closure(root: Path, code: str) -> list[Path]:
         if name.split(".")[0] == PACKAGE and module.__file__:
             files.add(Path(module.__file__))
             if module.__path__:  # a package: its data too
-                found = Path(module.__path__[0]).rglob("*")
-                data = [
-                    p for p in found if p.is_file() and "__pycache__" not in p.parts
-                ]
+                tree = Path(module.__path__[0]).rglob("*")
+                data = [p for p in tree if p.is_file() and "__pycache__" not in p.parts]
                 files |= {p for p in data if p.suffix not in (".py", ".pyc")}
     return sorted(files)
 
@@ -279,7 +273,7 @@ def report(seconds: dict[str, float | None], ran: list[str]) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("action", choices=("stale", "execute", "commit", "toc"))
-    parser.add_argument("chapter", nargs="?", help="toc: the chapter's number")
+    parser.add_argument("chapter", nargs="?", default="", help="toc: its number")
     parser.add_argument("--jobs", type=int, default=2, help="execute: chapters at once")
     parser.add_argument("--root", type=Path, default=ROOT, help="the book's sources")
     parser.add_argument("--out", type=Path, help="jupyter-book's --path-output")
@@ -287,8 +281,6 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     sys.stdout.reconfigure(line_buffering=True)  # each line as soon as it is printed
     if args.action == "toc":
-        if not args.chapter:
-            parser.error("toc takes a chapter number: toc 09")
         toc = chapter_toc(args.root, args.chapter)
         return print(yaml.safe_dump(toc, sort_keys=False), end="")
     out, toc = (path and path.resolve() for path in (args.out, args.toc))

@@ -5,8 +5,6 @@ name None, then ""), and a page threw "Identifier 'THEBE_JS_URL' has already bee
 Each script (same file, attributes and body) is kept once, at its earliest position.
 """
 
-from __future__ import annotations
-
 from typing import Any
 
 

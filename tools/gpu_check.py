@@ -8,8 +8,6 @@ with no plan or over it; a failed ``assert`` of a chapter (a claim on results) i
 chapter: time, steps, FLOPs, peak memory and the time on a Colab T4 (tools/t4_estimate.py).
 """
 
-from __future__ import annotations
-
 import argparse
 import json
 import os
@@ -31,8 +29,7 @@ RESULTS = ROOT / "_build" / "gpu_check" / "results"
 START = f"""\
 import sys as _gc_sys
 _gc_sys.path.insert(0, {str(ROOT / "tools")!r})
-from gpu_counting import Counter as _GcCounter
-_gc = _GcCounter()
+_gc = __import__("gpu_counting").Counter()
 _gc.start()
 """
 END = "print(_gc.report())"

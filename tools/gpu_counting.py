@@ -3,8 +3,6 @@ and operators dispatched and the time inside them, for the whole chapter and for
 between two steps of a training loop's run (``course_lib.step_plan``): a step's work.
 """
 
-from __future__ import annotations
-
 import contextlib
 import functools
 import json
@@ -22,13 +20,6 @@ from torch.optim.optimizer import register_optimizer_step_post_hook
 from torch.utils import flop_counter
 
 from course_lib import step_plan
-
-
-class _GlobalOnly(contextlib.nullcontext):
-    """A module tracker that tracks nothing, for FlopCounterMode: its own hooks break
-    ``torch.autograd.grad`` through a module. Every FLOP counts under "Global"."""
-
-    parents = {"Global"}
 
 
 @functools.cache
@@ -83,7 +74,10 @@ class Counter(flop_counter.FlopCounterMode):
 
     def __init__(self) -> None:
         super().__init__(display=False)
-        self.mod_tracker = _GlobalOnly()
+        # a module tracker that tracks nothing (FlopCounterMode's own hooks break
+        # ``torch.autograd.grad`` through a module): every FLOP counts under "Global"
+        self.mod_tracker = contextlib.nullcontext()
+        self.mod_tracker.parents = {"Global"}
         self.ops, self.op_seconds = 0, 0.0
         self.in_rnn = 0  # inside a recurrent layer's forward
         # the sequence numbers of its autograd nodes, whose backward is cuDNN's

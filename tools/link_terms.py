@@ -9,8 +9,6 @@ the chapter links it already: never in headings, code, math, links, roles or HTM
 term inside a longer one. The chapter's ``.ipynb`` is written again (tools/notebooks_sync.py).
 """
 
-from __future__ import annotations
-
 import re
 import sys
 from pathlib import Path
@@ -38,11 +36,8 @@ def glossary_terms(root: Path = ROOT) -> list[str]:
     """The English term lines of the glossary (not a Chinese one), longest first."""
     text = (root / "book" / "glossary.md").read_text(encoding="utf-8")
     body = text.split("```{glossary}\n", 1)[1].rsplit("```", 1)[0]
-    terms = [
-        line.strip()
-        for line in body.splitlines()
-        if line and not line.startswith(" ") and not CJK.search(line)
-    ]
+    lines = [line for line in body.splitlines() if line and not line.startswith(" ")]
+    terms = [line.strip() for line in lines if not CJK.search(line)]
     return sorted(terms, key=len, reverse=True)
 
 
@@ -81,8 +76,7 @@ def link_chapter(texts: list[str], terms: list[str]) -> tuple[list[str], list[st
 
 
 def main(argv: list[str]) -> int:
-    check = "--check" in argv
-    terms, pending = glossary_terms(), []
+    check, terms, pending = "--check" in argv, glossary_terms(), []
     for path in notebooks_sync.sources(ROOT):
         nb = notebooks_sync.read_notebook(path)
         cells = [c for c in nb.cells if c.cell_type == "markdown"]

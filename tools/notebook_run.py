@@ -3,8 +3,6 @@ chapter with its own environment that goes on past failing cells (tools/gpu_chec
 tools/seeds.py), with the errors it met: a chapter's own ``assert`` or code that could not run.
 """
 
-from __future__ import annotations
-
 import os
 import re
 import time

@@ -9,8 +9,6 @@ id made from its kind and source (an edit changes only the ids of the cells it t
 Writing formats the code with ruff (``notebooks/ruff.toml``) first, in the ``.md`` too.
 """
 
-from __future__ import annotations
-
 import argparse
 import hashlib
 import re

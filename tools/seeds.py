@@ -8,8 +8,6 @@ failing ``assert`` or other error, and each finding (``course_lib.results.findin
 differs from seed 0's, and exits 1 on any. ``--reference DIR``: seed 0's results, already run.
 """
 
-from __future__ import annotations
-
 import argparse
 import json
 import sys

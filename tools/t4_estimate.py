@@ -8,8 +8,6 @@ of the check (data, evaluation) is other work as it ran: its Python time stays o
 operators go to the T4 (a lower bound where the chapter's ``gpu_check`` cuts it).
 """
 
-from __future__ import annotations
-
 import statistics
 from dataclasses import dataclass, field
 
@@ -22,9 +20,8 @@ T4_OP_SECONDS = 10e-6  # eager PyTorch: launch and dispatch of one operator (one
 T4_MEMORY_MB = 16 * 1000  # 16 GB
 BUDGET_SECONDS = 600  # ../shared/DESIGN.md: the gpu profile, 10 minutes a chapter
 ASSUMPTION = (
-    f"T4: {T4_FLOPS / 1e12:.2f} TFLOP/s sustained (half the {T4_PEAK_FLOPS / 1e12:.1f} TFLOP/s "
-    f"float32 peak), {T4_OP_SECONDS * 1e6:.0f} us an operator; a step's work at the gpu sizes "
-    "times the steps planned; other work as in the check (less where gpu_check cuts it)"
+    f"T4: {T4_FLOPS / 1e12:.2f} TFLOP/s (half the float32 peak), {T4_OP_SECONDS * 1e6:.0f} us "
+    "an operator; a step's work times the steps planned; other work as in the check"
 )
 # what the check counts, for the whole chapter and for each interval between two steps
 KEYS = ("seconds", "flops", "ops", "op_seconds")

@@ -4,8 +4,6 @@ MathJax 3.2.2 comes from the PyPI wheel ``django-static-mathjax`` (no Django nee
 files); ``_config.yml`` serves the folder (``html_static_path``, ``mathjax_path``).
 """
 
-from __future__ import annotations
-
 import importlib.util
 import shutil
 import sys
@@ -19,9 +17,7 @@ def vendor(target: Path) -> None:
     """Copy MathJax's parts to ``target/mathjax``, replacing ``target`` whole."""
     spec = importlib.util.find_spec("mathjax")
     if spec is None or not spec.submodule_search_locations:
-        sys.exit(
-            "MathJax not found: install the pinned requirements (django-static-mathjax)"
-        )
+        sys.exit("MathJax not found: install the pinned django-static-mathjax")
     source = Path(spec.submodule_search_locations[0]) / "static" / "mathjax" / "es5"
     if not (source / "tex-chtml.js").is_file():
         sys.exit(f"MathJax's tex-chtml.js is missing under {source}")
