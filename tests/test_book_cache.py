@@ -230,6 +230,16 @@ def test_stale_chapters_are_executed_side_by_side_into_the_cache(book):
     assert output["name"] == "stdout" and output["text"].strip().isdigit()
 
 
+def test_a_chapters_toc_holds_that_chapter_and_no_other_or_the_results(book):
+    """``book_cache.py toc 2`` (make chapter N=2): the toc of one chapter's build."""
+    toc = book_cache.chapter_toc(book, "2")
+    assert [c["file"] for p in toc["parts"] for c in p["chapters"]] == [
+        "notebooks/02_c"
+    ]
+    with pytest.raises(SystemExit, match="no chapter '7'"):
+        book_cache.chapter_toc(book, "7")
+
+
 @functools.cache
 def course_closures() -> dict[str, list[Path]]:
     return {
