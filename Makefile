@@ -76,7 +76,7 @@ book-all: $(STAMP) _vendor/.done
 chapter: $(STAMP) _vendor/.done
 	@test -n "$(N)" || { echo "usage: make chapter N=09"; exit 2; }
 	mkdir -p _build
-	$(BIN)/python tools/chapter_toc.py $(N) > _build/toc-$(N).yml
+	$(BIN)/python tools/book_cache.py toc $(N) > _build/toc-$(N).yml
 	$(MAKE) --no-print-directory _chapter N=$(N) \
 		BOOK_ARGS="-n --toc _build/toc-$(N).yml --path-output _build/chapter-$(N)" \
 		CACHE_ARGS="--toc _build/toc-$(N).yml --out _build/chapter-$(N)"

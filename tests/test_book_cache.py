@@ -104,10 +104,10 @@ def cached(build: book_cache.Build) -> set[str]:
 
 def test_what_each_page_loads(book):
     a = book_cache.module_closure(
-        book, book_cache.notebook_imports(book / "notebooks/01_a.ipynb")
+        book, book_cache.notebook_code(book / "notebooks/01_a.ipynb")
     )
     c = book_cache.module_closure(
-        book, book_cache.notebook_imports(book / "notebooks/02_c.ipynb")
+        book, book_cache.notebook_code(book / "notebooks/02_c.ipynb")
     )
     rel = lambda files: {str(f.relative_to(book)) for f in files}  # noqa: E731
     assert rel(a) == {
@@ -230,11 +230,21 @@ def test_stale_chapters_are_executed_side_by_side_into_the_cache(book):
     assert output["name"] == "stdout" and output["text"].strip().isdigit()
 
 
+def test_a_chapters_toc_holds_that_chapter_and_no_other_or_the_results(book):
+    """``book_cache.py toc 2`` (make chapter N=2): the toc of one chapter's build."""
+    toc = book_cache.chapter_toc(book, "2")
+    assert [c["file"] for p in toc["parts"] for c in p["chapters"]] == [
+        "notebooks/02_c"
+    ]
+    with pytest.raises(SystemExit, match="no chapter '7'"):
+        book_cache.chapter_toc(book, "7")
+
+
 @functools.cache
 def course_closures() -> dict[str, list[Path]]:
     return {
         page: book_cache.module_closure(
-            ROOT, book_cache.notebook_imports(book_cache.page_file(ROOT, page))
+            ROOT, book_cache.notebook_code(book_cache.page_file(ROOT, page))
         )
         for page in book_cache.pages(ROOT)
     }

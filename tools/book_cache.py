@@ -3,28 +3,16 @@
     python tools/book_cache.py stale     # before `jupyter-book build`: forget what is stale
     python tools/book_cache.py execute --jobs 2   # then: execute the stale chapters side by side
     python tools/book_cache.py commit    # after it: remember what was executed; per-page times
-    python tools/book_cache.py stale --out _build/chapter-09 --toc _build/toc-09.yml  # make chapter
+    python tools/book_cache.py toc 09 > _build/toc-09.yml   # make chapter N=09: its toc
+    python tools/book_cache.py stale --out _build/chapter-09 --toc _build/toc-09.yml
 
-The book executes its notebooks through jupyter-cache (``execute_notebooks: cache``), which
-keys a notebook on its code cells only. A chapter also depends on the ``course_lib`` modules it
-imports (followed through their own imports), the run profile, the widget mode, the device
-override and the pins (``requirements.txt``, ``pyproject.toml``); the Results page depends on
-every chapter. ``stale`` computes that key for every page and, for each page whose key differs
-from the one stored by the last ``commit``, removes its executed copy from the cache and touches
-the notebook, so that Sphinx reads it again and myst-nb executes it; every other page keeps its
-cached outputs. ``execute`` runs the stale chapters ``--jobs`` at a time (myst-nb runs them
-one after the other, leaving a core of a 2-core machine idle while each kernel uses one thread)
-and stores each in the cache exactly as myst-nb would, so that ``jupyter-book build`` finds them
-executed; a chapter that fails is left out, and the build executes it again and reports its
-error. The Results page, which reads every chapter's results, is left to the build, which
-executes it after them. ``commit`` stores the key of every page the cache now holds and
-prints how long each chapter took against its budget (10 minutes; Chapter 9, 20); ``execute``
-prints the wall time of the chapters it ran, against the whole book's 60 minutes.
+jupyter-cache keys a notebook on its code cells only; a page's key here also holds the
+``course_lib`` files its code loads, the ``ENVIRONMENT`` and the ``PINS`` (the Results page's,
+every chapter's). A page whose key changed is dropped from the cache, so the build executes it.
 """
 
-from __future__ import annotations
-
 import argparse
+import ast
 import hashlib
 import json
 import os
@@ -32,59 +20,119 @@ import re
 import sys
 import time
 from collections.abc import Iterable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from modulefinder import ModuleFinder
 from pathlib import Path
 
-from notebook_imports import (  # tools/
-    is_notebook,
-    module_closure,
-    notebook_imports,
-    page_file,
-    read_notebook,
-)
+import nbformat
+import yaml
+from jupyter_cache import get_cache
+from jupyter_cache.base import CacheBundleIn
+from jupyter_cache.executors.utils import single_nb_execution
+from notebook_run import read_notebook, write_whole  # tools/, beside this file
 
 ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = "course_lib"
 PINS = ("requirements.txt", "pyproject.toml")
 ENVIRONMENT = ("COURSE_PROFILE", "COURSE_WIDGET_MODE", "COURSE_DEVICE", "COURSE_SEED")
-BUDGET_SECONDS = {"notebooks/09_pretraining": 1200}
-DEFAULT_BUDGET = 600
-BOOK_BUDGET = 3600  # every chapter, BOOK_JOBS=2 on 2 cores
+BUDGET_SECONDS = {"notebooks/09_pretraining": 1200}  # every other chapter: 600
+BOOK_BUDGET = 60  # minutes, every chapter, BOOK_JOBS=2 on 2 cores
 
 
 class Build:
     """Where a build keeps its state: ``<out>/_build/`` (``jupyter-book build --path-output``)."""
 
     def __init__(self, root: Path, out: Path | None = None, toc: Path | None = None):
-        self.root = root
-        self.out = out or root
-        self.toc = toc or root / "_toc.yml"
-
-    @property
-    def cache_dir(self) -> Path:
-        return self.out / "_build" / ".jupyter_cache"
-
-    @property
-    def keys_file(self) -> Path:
-        return self.out / "_build" / ".book_keys.json"
-
-    @property
-    def stale_file(self) -> Path:
-        return self.out / "_build" / ".book_stale.json"
+        self.root, self.toc = root, toc or root / "_toc.yml"
+        self.state = (out or root) / "_build"
+        self.cache_dir = self.state / ".jupyter_cache"
+        self.keys_file = self.state / ".book_keys.json"
+        self.stale_file = self.state / ".book_stale.json"
 
 
 def pages(root: Path, toc_file: Path | None = None) -> list[str]:
-    """The notebook pages of the toc ("notebooks/01_word_vectors", "results", ...)."""
-    import yaml
-
+    """The executed pages of the toc ("notebooks/01_word_vectors", "results", ...): each
+    ``.ipynb``, and each ``.md`` whose front matter names a kernel (a MyST notebook)."""
     toc = yaml.safe_load((toc_file or root / "_toc.yml").read_text(encoding="utf-8"))
-    files = [c["file"] for part in toc["parts"] for c in part["chapters"]]
-    return [f for f in files if is_notebook(root, f)]
+    found = []
+    for page in (c["file"] for part in toc["parts"] for c in part["chapters"]):
+        path = page_file(root, page)
+        head = path.read_text(encoding="utf-8")[:1000] if path.suffix == ".md" else ""
+        front = head.split("\n---", 1)[0] if head.startswith("---") else ""
+        if "\nkernelspec:" in front or (path.suffix == ".ipynb" and path.is_file()):
+            found.append(page)
+    return found
+
+
+def chapter_toc(root: Path, number: str) -> dict:
+    """``_toc.yml`` with only the chapter whose file starts with ``notebooks/<number>_``."""
+    toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
+    prefix = f"notebooks/{number.zfill(2)}_"
+    files = [c["file"] for p in toc["parts"] for c in p["chapters"]]
+    if not any(f.startswith(prefix) for f in files):
+        raise SystemExit(f"no chapter {number!r} in _toc.yml; the chapters are {files}")
+    # the other chapters and the Results page go
+    others = [f for f in files if f.startswith(("notebooks/", "results"))]
+    others = [f for f in others if not f.startswith(prefix)]
+    for part in toc["parts"]:
+        part["chapters"] = [c for c in part["chapters"] if c["file"] not in others]
+    return toc
+
+
+def page_file(root: Path, page: str) -> Path:
+    """A page's file: its MyST text source (``.md``) where it has one, else its ``.ipynb``."""
+    text = root / f"{page}.md"
+    return text if text.is_file() else root / f"{page}.ipynb"
+
+
+def notebook_code(path: Path) -> str:
+    """A notebook's code cells as one program: IPython magics (``%pip``) become ``pass``, and
+    ``check("chNN.name", ...)`` imports ``course_lib.exercises.chNN`` (as it does on first use)."""
+    lines = []
+    for cell in read_notebook(path).cells:
+        if cell.cell_type == "code":
+            lines.append(re.sub(r"(?m)^([ \t]*)[%!].*$", r"\1pass", cell.source))
+            for chapter in re.findall(r"""check\(\s*["'](ch\d\d)\.""", cell.source):
+                lines.append(f"import {PACKAGE}.exercises.{chapter}")
+    return "\n".join(lines)
+
+
+class _Finder(ModuleFinder):
+    """A ModuleFinder that also loads the submodule of a name in a package's ``_EXPORTS`` (which
+    its ``__getattr__`` imports on first use, PEP 562, as ``course_lib.widgets``)."""
+
+    def import_module(self, partname, fqname, parent):
+        module = super().import_module(partname, fqname, parent)
+        init = getattr(parent, "__file__", None) or ""
+        if module is None and init.endswith("__init__.py"):
+            text = Path(init).read_text(encoding="utf-8")
+            table = re.search(r"^_EXPORTS = (\{[^}]*\})", text, re.M)
+            lazy = ast.literal_eval(table[1]).get(partname) if table else None
+            if lazy:
+                super().import_module(lazy, f"{parent.__name__}.{lazy}", parent)
+        return module
+
+
+def module_closure(root: Path, code: str) -> list[Path]:
+    """Every ``course_lib`` file the program ``code`` loads, with the package data (the
+    widgets' JavaScript, manifests) of every package involved. Sorted, each once."""
+    finder = _Finder(path=[str(root)])
+    finder.scan_code(compile(code, "<notebook>", "exec"), finder.add_module("__main__"))
+    files: set[Path] = set()
+    for name, module in finder.modules.items():
+        if name.split(".")[0] == PACKAGE and module.__file__:
+            files.add(Path(module.__file__))
+            if module.__path__:  # a package: its data too
+                tree = Path(module.__path__[0]).rglob("*")
+                data = [p for p in tree if p.is_file() and "__pycache__" not in p.parts]
+                files |= {p for p in data if p.suffix not in (".py", ".pyc")}
+    return sorted(files)
 
 
 def _digest(chunks: Iterable[bytes]) -> str:
-    h = hashlib.sha256()
-    for chunk in chunks:
-        h.update(hashlib.sha256(chunk).digest())
-    return h.hexdigest()[:16]
+    """A short hash of the hashes of ``chunks``."""
+    hashes = b"".join(hashlib.sha256(chunk).digest() for chunk in chunks)
+    return hashlib.sha256(hashes).hexdigest()[:16]
 
 
 def environment() -> dict[str, str]:
@@ -98,38 +146,24 @@ def environment() -> dict[str, str]:
     return env
 
 
-def page_keys(
-    root: Path, env: dict[str, str], toc: Path | None = None
-) -> dict[str, str]:
+def page_keys(root: Path, env: dict, toc: Path | None = None) -> dict[str, str]:
     """The key of every notebook page; the Results page's includes every chapter's."""
     common = [json.dumps(env, sort_keys=True).encode()]
     common += [(root / p).read_bytes() for p in PINS if (root / p).is_file()]
     keys: dict[str, str] = {}
     for page in pages(root, toc):
-        deps = module_closure(root, notebook_imports(page_file(root, page)))
-        chunks = common + [
-            str(p.relative_to(root)).encode() + p.read_bytes() for p in deps
-        ]
-        keys[page] = _digest(chunks)
+        files = module_closure(root, notebook_code(page_file(root, page)))
+        chunks = [str(p.relative_to(root)).encode() + p.read_bytes() for p in files]
+        keys[page] = _digest(common + chunks)
+    chapters = [keys[p].encode() for p in keys if p.startswith("notebooks/")]
     for page in keys:
-        if not page.startswith(
-            "notebooks/"
-        ):  # the Results page reads every chapter's results
-            chapters = [keys[p].encode() for p in keys if p.startswith("notebooks/")]
+        if not page.startswith("notebooks/"):  # the Results page reads every chapter's
             keys[page] = _digest([keys[page].encode(), *chapters])
     return keys
 
 
-def _cache(build: Build):
-    from jupyter_cache import get_cache
-
-    return get_cache(str(build.cache_dir))
-
-
-def _stored(build: Build) -> dict[str, str]:
-    if build.keys_file.is_file():
-        return json.loads(build.keys_file.read_text(encoding="utf-8"))
-    return {}
+def _read_json(path: Path, default):
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else default
 
 
 def _cached(cache, path: Path):
@@ -142,29 +176,22 @@ def _cached(cache, path: Path):
 
 def stale(build: Build, env: dict[str, str]) -> list[str]:
     """Forget the executed copy of every page whose key changed; return those pages."""
-    stored, cache = _stored(build), _cache(build)
+    stored, cache = _read_json(build.keys_file, {}), get_cache(str(build.cache_dir))
     changed = []
     for page, key in page_keys(build.root, env, build.toc).items():
-        if stored.get(page) == key:
-            continue
-        changed.append(page)
-        path = page_file(build.root, page)
-        record = _cached(cache, path)
-        if record is not None:
-            cache.remove_cache(record.pk)
-        path.touch()  # Sphinx reads a page again only when its source is newer
+        if stored.get(page) != key:
+            changed.append(page)
+            path = page_file(build.root, page)
+            if (record := _cached(cache, path)) is not None:
+                cache.remove_cache(record.pk)
+            path.touch()  # Sphinx reads a page again only when its source is newer
     return changed
 
 
 def _execute_one(path: str, timeout: int) -> tuple[str, float, str | None]:
     """Execute one notebook in its folder (a worker process); its JSON, seconds, error."""
-    import nbformat
-    from jupyter_cache.executors.utils import single_nb_execution
-
-    nb = read_notebook(Path(path))
-    result = single_nb_execution(
-        nb, cwd=str(Path(path).parent), timeout=timeout, allow_errors=False
-    )
+    nb, folder = read_notebook(Path(path)), str(Path(path).parent)
+    result = single_nb_execution(nb, cwd=folder, timeout=timeout, allow_errors=False)
     error = None
     if result.err is not None:  # the error's name, and its last lines: the failing cell
         tail = "\n".join(str(result.err).strip().splitlines()[-12:])
@@ -172,106 +199,59 @@ def _execute_one(path: str, timeout: int) -> tuple[str, float, str | None]:
     return nbformat.writes(nb), result.time, error
 
 
-def _execution_timeout(root: Path) -> int:
-    import yaml
-
-    config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
-    return int(config.get("execute", {}).get("timeout", 3600))
-
-
 def execute(build: Build, changed: list[str], jobs: int) -> dict[str, str | None]:
-    """Execute the stale chapters ``jobs`` at a time and cache each that succeeds (as
-    myst-nb's cache mode does: the executed notebook, keyed on its file, with its time).
-
-    Chapter 9, the longest, starts first. Returns each chapter's error (None: cached)."""
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-
-    import nbformat
-    from jupyter_cache.base import CacheBundleIn
-
-    todo = sorted(
-        (p for p in changed if p.startswith("notebooks/")),
-        key=lambda p: (-BUDGET_SECONDS.get(p, DEFAULT_BUDGET), p),
-    )
+    """Execute the stale chapters ``jobs`` at a time, the longest first, caching each that
+    succeeds as myst-nb would; return each one's error (None: cached; else the build runs it)."""
+    todo = [p for p in changed if p.startswith("notebooks/")]
+    todo.sort(key=lambda p: (-BUDGET_SECONDS.get(p, 600), p))
     if not todo:
         return {}
-    cache, timeout = _cache(build), _execution_timeout(build.root)
+    cache = get_cache(str(build.cache_dir))
+    config = yaml.safe_load((build.root / "_config.yml").read_text(encoding="utf-8"))
+    timeout = int(config.get("execute", {}).get("timeout", 3600))
     errors: dict[str, str | None] = {}
     start = time.perf_counter()
     with ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
-        futures = {
-            pool.submit(_execute_one, str(page_file(build.root, p)), timeout): p
-            for p in todo
-        }
+        paths = {p: page_file(build.root, p) for p in todo}
+        futures = {pool.submit(_execute_one, str(paths[p]), timeout): p for p in todo}
         for future in as_completed(futures):
             page = futures[future]
             try:
                 text, seconds, errors[page] = future.result()
             except Exception as err:  # noqa: BLE001 (a dead worker: the build runs it again)
                 text, seconds, errors[page] = "", 0.0, f"{type(err).__name__}: {err}"
-            if errors[page] is None:
-                path = page_file(build.root, page)
-                cache.cache_notebook_bundle(
-                    CacheBundleIn(
-                        nbformat.reads(text, as_version=4),
-                        str(path),
-                        data={"execution_seconds": seconds},
-                    ),
-                    check_validity=False,
-                    overwrite=True,
-                )
-                print(f"executed {page} in {seconds:.0f} s", flush=True)
-            else:
-                print(
-                    f"{page} failed ({errors[page]}): the build runs it again",
-                    flush=True,
-                )
-    wall = time.perf_counter() - start
+            if errors[page] is not None:
+                print(f"{page} failed ({errors[page]}): the build runs it again")
+                continue
+            nb = nbformat.reads(text, as_version=4)
+            data = {"execution_seconds": seconds}
+            bundle = CacheBundleIn(nb, str(paths[page]), data=data)
+            cache.cache_notebook_bundle(bundle, check_validity=False, overwrite=True)
+            print(f"executed {page} in {seconds:.0f} s")
+    wall = (time.perf_counter() - start) / 60
     over = "  OVER" if wall > BOOK_BUDGET else ""
-    print(
-        f"{len(todo)} chapters in {wall / 60:.1f} min (the book's budget: 60 min){over}"
-    )
+    print(f"{len(todo)} chapters in {wall:.1f} min (the book's budget: 60 min){over}")
     return errors
 
 
-def _write_executed(build: Build, cache, page: str) -> None:
-    """Give ``_build/jupyter_execute/<page>.ipynb`` (when the build wrote it) the outputs the
-    cache holds for the page, replacing the file atomically."""
-    import nbformat
-
-    target = build.out / "_build" / "jupyter_execute" / f"{page}.ipynb"
-    if not target.is_file():
-        return
-    notebook = read_notebook(page_file(build.root, page))
-    _, merged = cache.merge_match_into_notebook(notebook)
-    tmp = target.with_suffix(".tmp")
-    tmp.write_text(nbformat.writes(merged), encoding="utf-8")
-    tmp.replace(target)
-
-
 def commit(build: Build, env: dict[str, str]) -> dict[str, float | None]:
-    """Store the key of every page whose current notebook the cache holds.
-
-    Returns each page's execution seconds as the cache recorded them (None: not cached, so
-    it failed or was never executed; it will be executed again next time). Each cached page's
-    copy in ``_build/jupyter_execute/`` gets the cached outputs (myst-nb writes the page's
-    unexecuted notebook there when it takes the outputs from the cache).
-    """
-    cache, stored = _cache(build), _stored(build)
-    seconds: dict[str, float | None] = {}
+    """Store the key of every page the cache holds, with its outputs in the build's unexecuted
+    copy (``_build/jupyter_execute``); return each page's seconds (None: not executed)."""
+    cache, stored = get_cache(str(build.cache_dir)), _read_json(build.keys_file, {})
+    seconds = {}
     for page, key in page_keys(build.root, env, build.toc).items():
-        record = _cached(cache, page_file(build.root, page))
+        path = page_file(build.root, page)
+        record = _cached(cache, path)
+        seconds[page] = record.data.get("execution_seconds") if record else None
         if record is None:
             stored.pop(page, None)
-            seconds[page] = None
-        else:
-            stored[page] = key
-            seconds[page] = record.data.get("execution_seconds")
-            _write_executed(build, cache, page)
-    build.keys_file.parent.mkdir(parents=True, exist_ok=True)
-    tmp = build.keys_file.with_suffix(".tmp")
-    tmp.write_text(json.dumps(stored, indent=1, sort_keys=True), encoding="utf-8")
-    tmp.replace(build.keys_file)
+            continue
+        stored[page] = key
+        executed = build.state / "jupyter_execute" / f"{page}.ipynb"
+        if executed.is_file():
+            _, merged = cache.merge_match_into_notebook(read_notebook(path))
+            write_whole(executed, nbformat.writes(merged))
+    write_whole(build.keys_file, json.dumps(stored, indent=1, sort_keys=True))
     return seconds
 
 
@@ -279,57 +259,41 @@ def report(seconds: dict[str, float | None], ran: list[str]) -> str:
     """One line a page: executed this time or taken from the cache, seconds, budget."""
     lines = []
     for page, secs in seconds.items():
-        budget = (
-            BUDGET_SECONDS.get(page, DEFAULT_BUDGET)
-            if page.startswith("notebooks/")
-            else None
-        )
-        how = "executed" if page in ran else "cached  "
         if secs is None:
             lines.append(f"{page:<36} not executed (failed or not built)")
             continue
-        late = page in ran and budget is not None and secs > budget  # this build's time
-        over = f"  OVER its {budget} s budget" if late else ""
+        budget = BUDGET_SECONDS.get(page, 600)
+        late = page in ran and page.startswith("notebooks/") and secs > budget
+        over = f"  OVER its {budget} s budget" if late else ""  # this build's time
+        how = "executed" if page in ran else "cached  "
         lines.append(f"{page:<36} {how} {secs:7.1f} s{over}")
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("action", choices=("stale", "execute", "commit"))
-    parser.add_argument(
-        "--jobs", type=int, default=2, help="chapters executed at once (execute)"
-    )
-    parser.add_argument("--root", default=str(ROOT), help="the book's source folder")
-    parser.add_argument(
-        "--out", help="jupyter-book's --path-output (default: the root)"
-    )
-    parser.add_argument(
-        "--toc", help="the table of contents (default: <root>/_toc.yml)"
-    )
+    parser.add_argument("action", choices=("stale", "execute", "commit", "toc"))
+    parser.add_argument("chapter", nargs="?", default="", help="toc: its number")
+    parser.add_argument("--jobs", type=int, default=2, help="execute: chapters at once")
+    parser.add_argument("--root", type=Path, default=ROOT, help="the book's sources")
+    parser.add_argument("--out", type=Path, help="jupyter-book's --path-output")
+    parser.add_argument("--toc", type=Path, help="the toc (default: <root>/_toc.yml)")
     args = parser.parse_args(argv)
-    root = Path(args.root).resolve()
-    build = Build(
-        root,
-        Path(args.out).resolve() if args.out else None,
-        Path(args.toc).resolve() if args.toc else None,
-    )
-    env = environment()
+    sys.stdout.reconfigure(line_buffering=True)  # each line as soon as it is printed
+    if args.action == "toc":
+        toc = chapter_toc(args.root, args.chapter)
+        return print(yaml.safe_dump(toc, sort_keys=False), end="")
+    out, toc = (path and path.resolve() for path in (args.out, args.toc))
+    build, env = Build(args.root.resolve(), out, toc), environment()
+    ran = _read_json(build.stale_file, [])  # the pages the last ``stale`` found
     if args.action == "stale":
         changed = stale(build, env)
-        build.stale_file.parent.mkdir(parents=True, exist_ok=True)
-        build.stale_file.write_text(json.dumps(changed), encoding="utf-8")
-        what = ", ".join(re.sub(r"^notebooks/", "", p) for p in changed) or "none"
+        write_whole(build.stale_file, json.dumps(changed))
+        what = ", ".join(p.removeprefix("notebooks/") for p in changed) or "none"
         print(f"pages to execute ({env['COURSE_PROFILE']} profile): {what}")
     elif args.action == "execute":
-        changed = []
-        if build.stale_file.is_file():
-            changed = json.loads(build.stale_file.read_text(encoding="utf-8"))
-        execute(build, changed, args.jobs)
+        execute(build, ran, args.jobs)
     else:
-        ran = []
-        if build.stale_file.is_file():
-            ran = json.loads(build.stale_file.read_text(encoding="utf-8"))
         print(report(commit(build, env), ran))
 
 

@@ -1,34 +1,24 @@
 """Sphinx fixes for the book, loaded through ``sphinx.local_extensions`` in ``_config.yml``.
 
-``dedupe_scripts``: sphinx-thebe and sphinx-togglebutton add their inline configuration
-scripts (``const THEBE_JS_URL = ...``, ``var togglebuttonSelector = ...``) to the builder twice,
-once with the file name None and once with "", which Sphinx does not see as equal; so every
-page declared ``THEBE_JS_URL`` twice and threw "Identifier 'THEBE_JS_URL' has already been
-declared". Each script (same file, same attributes and body) is kept once per page, at its
-earliest position.
+``dedupe_scripts``: sphinx-thebe and sphinx-togglebutton add their inline scripts twice (file
+name None, then ""), and a page threw "Identifier 'THEBE_JS_URL' has already been declared".
+Each script (same file, attributes and body) is kept once, at its earliest position.
 """
-
-from __future__ import annotations
 
 from typing import Any
 
 
-def dedupe_scripts(
-    app: Any, pagename: str, templatename: str, context: dict, doctree: Any
-):
-    scripts = context.get("script_files")
-    if not scripts:
-        return None
-    seen: set = set()
-    kept = []
-    for js in sorted(scripts, key=lambda s: getattr(s, "priority", 500)):
+def dedupe_scripts(app: Any, pagename: str, templatename: str, context: dict, doctree):
+    """Keep each of a page's scripts once, at its earliest position."""
+    scripts, seen, kept = context.get("script_files"), set(), []
+    for js in sorted(scripts or [], key=lambda s: getattr(s, "priority", 500)):
         attributes = getattr(js, "attributes", {}) or {}
         key = (getattr(js, "filename", None) or "", tuple(sorted(attributes.items())))
         if key not in seen:
             seen.add(key)
             kept.append(js)
-    context["script_files"] = kept
-    return None
+    if scripts:
+        context["script_files"] = kept
 
 
 def setup(app: Any) -> dict[str, bool]:

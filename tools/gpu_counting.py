@@ -1,12 +1,7 @@
-"""What a gpu check counts inside the chapter's kernel (tools/gpu_check.py loads it).
-
-For the whole chapter: its wall time, the floating-point operations and the operators it
-dispatched (``torch.utils.flop_counter``) and the time spent inside them; and for every run of a
-training loop (``course_lib.step_plan``), each interval from one of its steps to its next: a
-training step's forward, backward and update. The rest is the chapter's other work.
+"""What a gpu check (tools/gpu_check.py) counts in a chapter's kernel: the wall time, the FLOPs
+and operators dispatched and the time inside them, for the whole chapter and for each interval
+between two steps of a training loop's run (``course_lib.step_plan``): a step's work.
 """
-
-from __future__ import annotations
 
 import contextlib
 import functools
@@ -19,16 +14,12 @@ import time
 import torch
 from t4_estimate import KEYS  # tools/, beside this file
 from torch import nn
+from torch._C._autograd import _get_sequence_nr as next_node_number  # nodes count up
 from torch.nn.modules import module as hooks
 from torch.optim.optimizer import register_optimizer_step_post_hook
 from torch.utils import flop_counter
 
-
-class _GlobalOnly(contextlib.nullcontext):
-    """FlopCounterMode's module tracker, tracking nothing: every FLOP counts under "Global".
-    The tracker's module hooks break ``torch.autograd.grad`` through a module."""
-
-    parents = {"Global"}
+from course_lib import step_plan
 
 
 @functools.cache
@@ -51,33 +42,8 @@ def _lstm_backward_flops(x_shape, w_ih_shape, w_hh_shape, *args, **kwargs) -> in
     return 2 * _lstm_layer_flops(x_shape, w_ih_shape, w_hh_shape)
 
 
-def _sequence_nr() -> int:
-    """The sequence number the next autograd node will have (nodes are numbered in order)."""
-    with torch.enable_grad():
-        return torch.ones(1, requires_grad=True).mul(1).grad_fn._sequence_nr() + 1
-
-
-def _nodes_after(outputs, first: int) -> set[int]:
-    """Sequence numbers of the autograd nodes behind ``outputs`` made since number ``first``
-    (``outputs``: tensors, nested in tuples and lists; a PackedSequence is a tuple too)."""
-    todo, seen = [outputs], set()
-    while todo:
-        node = todo.pop()
-        if isinstance(node, (tuple, list)):
-            todo.extend(node)
-        elif isinstance(node, torch.Tensor):
-            todo.append(node.grad_fn)
-        elif node is None or type(node).__name__ == "AccumulateGrad":
-            continue
-        elif (number := node._sequence_nr()) >= first and number not in seen:
-            seen.add(number)
-            todo.extend(next_node for next_node, _ in node.next_functions)
-    return seen
-
-
 class _TimedMode(flop_counter._FlopCounterMode):
-    """FlopCounterMode's dispatch mode, also timing the operators it runs (the outermost:
-    an operator torch decomposes runs its parts inside it)."""
+    """FlopCounterMode's dispatch mode, also timing the outermost operators it runs."""
 
     depth = 0
 
@@ -92,52 +58,6 @@ class _TimedMode(flop_counter._FlopCounterMode):
             self.counter.op_seconds += time.perf_counter() - start
 
 
-class OpCounter(flop_counter.FlopCounterMode):
-    """FLOPs, as torch counts them, the operators dispatched that compute (each about one GPU
-    kernel; views are not counted), and the seconds spent inside operators."""
-
-    def __init__(self) -> None:
-        super().__init__(display=False)
-        self.mod_tracker = _GlobalOnly()
-        self.ops, self.op_seconds = 0, 0.0
-        self.in_rnn = 0  # inside a recurrent layer's forward
-        self.rnn_nodes: set[int] = set()  # its autograd nodes, run backward by cuDNN
-
-    def __enter__(self):
-        super().__enter__()
-        self.mode.__exit__(None, None, None)  # FlopCounterMode's own mode, swapped for
-        self.mode = _TimedMode(self)  # one that times the operators
-        self.mode.__enter__()
-        return self
-
-    def _count_flops(self, func_packet, out, args, kwargs):
-        if launches_a_kernel(func_packet) and not self.in_rnn:
-            node = torch._C._current_autograd_node()
-            if node is None or node._sequence_nr() not in self.rnn_nodes:
-                self.ops += 1
-        return super()._count_flops(func_packet, out, args, kwargs)
-
-    def rnn_enters(self, module, args) -> None:
-        """A recurrent layer: on the CPU torch runs it a time step at a time, operator by
-        operator (GRU, vanilla RNN, packed sequences); on a GPU cuDNN runs each layer and
-        direction as one call. Its FLOPs count as they run; its operators as cuDNN's."""
-        if isinstance(module, nn.RNNBase):
-            self.in_rnn += 1
-            self._first = _sequence_nr()
-
-    def rnn_leaves(self, module, args, outputs) -> None:
-        if isinstance(module, nn.RNNBase):
-            self.in_rnn -= 1
-            nodes = _nodes_after(outputs, self._first)
-            self.rnn_nodes |= nodes
-            calls = module.num_layers * (2 if module.bidirectional else 1)
-            # a call forward, and one backward if it will run
-            self.ops += calls * (2 if nodes else 1)
-
-    def totals(self) -> tuple[int, int, float]:
-        return int(self.get_total_flops()), self.ops, self.op_seconds
-
-
 def peak_mb() -> float:
     """This process's peak resident memory, MB: Linux's VmHWM, which a new program starts
     afresh (``ru_maxrss``, elsewhere, keeps the peak of the process that started it)."""
@@ -148,53 +68,86 @@ def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-class Counter:
-    """The chapter's counts (``report``): ``totals`` (seconds, FLOPs, operators, seconds
-    inside operators) and each run of a training loop: its loop, planned and taken steps,
-    whether a torch optimizer stepped in it, and the counts of each interval between steps."""
+class Counter(flop_counter.FlopCounterMode):
+    """The FLOPs (as torch counts them), operators that compute (a GPU kernel each; not views)
+    and seconds inside them: in all, and between two steps of each run of a training loop."""
 
     def __init__(self) -> None:
-        self.counter = OpCounter()
-        self.runs: dict[int, dict] = {}  # id(run): its intervals, optimizer, last mark
-        self.stepped = False  # a torch optimizer stepped since the last step of a run
+        super().__init__(display=False)
+        # a module tracker that tracks nothing (FlopCounterMode's own hooks break
+        # ``torch.autograd.grad`` through a module): every FLOP counts under "Global"
+        self.mod_tracker = contextlib.nullcontext()
+        self.mod_tracker.parents = {"Global"}
+        self.ops, self.op_seconds = 0, 0.0
+        self.in_rnn = 0  # inside a recurrent layer's forward
+        # the sequence numbers of its autograd nodes, whose backward is cuDNN's
+        self.rnn_nodes: set[int] = set()
+        self.runs: dict[int, dict] = {}  # id(run): intervals, optimizer
+        self.marks: dict[int, list] = {}  # id(run): the counts at its last step
+        self.stepped = False  # a torch optimizer stepped since a run's last step
+
+    def __enter__(self):
+        super().__enter__()
+        self.mode.__exit__(None, None, None)  # FlopCounterMode's own mode, swapped for
+        self.mode = _TimedMode(self)  # one that times the operators
+        self.mode.__enter__()
+        return self
+
+    def _count_flops(self, func_packet, out, args, kwargs):
+        if launches_a_kernel(func_packet) and not self.in_rnn:
+            node = torch._C._current_autograd_node()  # in a backward, the node it runs
+            if node is None or node._sequence_nr() not in self.rnn_nodes:
+                self.ops += 1
+        return super()._count_flops(func_packet, out, args, kwargs)
+
+    def rnn_enters(self, module, args) -> None:
+        """A recurrent layer, which cuDNN runs as a call a layer and direction (the CPU, a time
+        step at a time): its FLOPs count as they run, its operators as cuDNN's calls."""
+        if isinstance(module, nn.RNNBase):
+            self.in_rnn += 1
+            self._first = next_node_number()
+
+    def rnn_leaves(self, module, args, outputs) -> None:
+        if isinstance(module, nn.RNNBase):
+            self.in_rnn -= 1
+            nodes = range(self._first, next_node_number())  # the autograd nodes it made
+            self.rnn_nodes.update(nodes)
+            calls = module.num_layers * (2 if module.bidirectional else 1)
+            # a call forward, and one backward if it will run
+            self.ops += calls * (2 if nodes else 1)
 
     def now(self) -> list[float]:
-        return [time.perf_counter(), *self.counter.totals()]
+        """The counts so far (``KEYS``)."""
+        return [time.perf_counter(), self.get_total_flops(), self.ops, self.op_seconds]
 
     def optimizer_step(self, *_args) -> None:
-        self.counter.rnn_nodes.clear()  # their backward has run
+        self.rnn_nodes.clear()  # their backward has run
         self.stepped = True
 
     def run_step(self, run) -> None:
         """A run took a step: what ran since its previous step is one step's work."""
-        now = self.now()
-        seen = self.runs.setdefault(id(run), dict(intervals=[], optimizer=False))
-        if "mark" in seen:
-            seen["intervals"].append([b - a for a, b in zip(seen["mark"], now)])
-        seen["mark"], seen["optimizer"] = now, seen["optimizer"] or self.stepped
+        now, key = self.now(), id(run)
+        seen = self.runs.setdefault(key, dict(intervals=[], optimizer=False))
+        if key in self.marks:
+            seen["intervals"].append([b - a for a, b in zip(self.marks[key], now)])
+        self.marks[key], seen["optimizer"] = now, seen["optimizer"] or self.stepped
         self.stepped = False
 
     def start(self) -> None:
-        from course_lib import step_plan
-
+        """Count from here on (in a kernel: its first cell)."""
         step_plan.LISTENERS.append(self.run_step)
         register_optimizer_step_post_hook(self.optimizer_step)
-        hooks.register_module_forward_pre_hook(self.counter.rnn_enters)
-        hooks.register_module_forward_hook(self.counter.rnn_leaves)
+        hooks.register_module_forward_pre_hook(self.rnn_enters)
+        hooks.register_module_forward_hook(self.rnn_leaves)
         self.first = self.now()
-        self.counter.__enter__()
+        self.__enter__()
 
     def report(self) -> str:
-        """One line for tools/gpu_check.py: the totals and every run."""
-        from course_lib.step_plan import RUNS
-
-        self.counter.__exit__(None, None, None)
+        """Stop counting; one line for tools/gpu_check.py: the totals and every run."""
+        self.__exit__(None, None, None)
         totals = [b - a for a, b in zip(self.first, self.now())]
-        runs = []
-        for run in RUNS:
-            seen = self.runs.get(id(run), dict(intervals=[], optimizer=False))
-            seen.pop("mark", None)
-            runs.append(dict(vars(run), **seen))  # loop, planned, taken
-        return "GPU-CHECK " + json.dumps(
-            {"totals": dict(zip(KEYS, totals)), "peak_mb": peak_mb(), "runs": runs}
-        )
+        none = dict(intervals=[], optimizer=False)
+        # each run: its loop, planned and taken steps, and what was counted between them
+        runs = [dict(vars(r), **self.runs.get(id(r), none)) for r in step_plan.RUNS]
+        stats = {"totals": dict(zip(KEYS, totals)), "peak_mb": peak_mb(), "runs": runs}
+        return "GPU-CHECK " + json.dumps(stats)

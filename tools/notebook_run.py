@@ -1,13 +1,7 @@
-"""Execute a chapter with its own environment and keep going past errors: what the gpu check
-(tools/gpu_check.py) and the seed check (tools/seeds.py) share.
-
-``execute`` runs every cell (``allow_errors``: a failing cell does not stop the ones after it)
-in the notebook's folder, with ``env`` laid over this process's environment for the kernel and
-taken off again afterwards; ``cell_errors`` lists what failed, telling a chapter's own
-``assert`` apart from code that could not run.
+"""What the tools share: the chapters, reading a notebook, writing a file whole; and a run of a
+chapter with its own environment that goes on past failing cells (tools/gpu_check.py,
+tools/seeds.py), with the errors it met: a chapter's own ``assert`` or code that could not run.
 """
-
-from __future__ import annotations
 
 import os
 import re
@@ -15,14 +9,15 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import jupytext
+import nbformat
+from nbclient import NotebookClient
+
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
-def chapters(
-    root: Path, wanted: list[str] | None, suffix: str = ".ipynb"
-) -> list[Path]:
-    """The chapters ``notebooks/NN_*<suffix>`` numbered in ``wanted`` (all of them for none
-    or ``all``); a number with no chapter is an error."""
+def chapters(root: Path, wanted: list[str] | None, suffix=".ipynb") -> list[Path]:
+    """The chapters ``notebooks/NN_*<suffix>`` numbered in ``wanted`` (none or ``all``: all)."""
     paths = sorted((root / "notebooks").glob(f"[0-9][0-9]_*{suffix}"))
     if wanted and wanted != ["all"]:
         numbers = {w.zfill(2) for w in wanted}
@@ -30,6 +25,21 @@ def chapters(
         if len(paths) != len(numbers):
             raise SystemExit(f"no chapter {sorted(numbers)} in {root / 'notebooks'}")
     return paths
+
+
+def read_notebook(path: Path):
+    """The notebook at ``path``: an ``.ipynb``, or a MyST markdown notebook (``.md``)."""
+    if path.suffix == ".md":
+        return jupytext.reads(path.read_text(encoding="utf-8"), fmt="md:myst")
+    return nbformat.read(path, as_version=4)
+
+
+def write_whole(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all (a file beside it, then renamed)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
 
 
 @dataclass(frozen=True)
@@ -48,71 +58,41 @@ class CellError:
         return f"{where} ({self.ename}{message})"
 
 
-def execute(
-    nb, path: Path, env: dict[str, str], timeout: int
-) -> tuple[float, str | None]:
-    """Run ``nb`` (read from ``path``) in ``path``'s folder with ``env`` set for its kernel.
-
-    Returns the seconds it took and the error that stopped the run (a dead kernel, a cell over
-    ``timeout`` seconds), or None; the cells' own errors stay in their outputs.
-    """
-    from nbclient import NotebookClient
-
-    saved = {name: os.environ.get(name) for name in env}
-    os.environ.update(env)  # the kernel inherits this process's environment
+def execute(nb, path: Path, env: dict, timeout: int) -> tuple[float, str | None]:
+    """Run every cell of ``nb`` (from ``path``), past failing ones, in ``path``'s folder with
+    ``env`` over this environment: the seconds, and what stopped it (a dead kernel, a timeout)."""
+    folder = {"metadata": {"path": str(path.parent)}}
     client = NotebookClient(
-        nb,
-        timeout=timeout,
-        kernel_name="python3",
-        allow_errors=True,
-        resources={"metadata": {"path": str(path.parent)}},
+        nb, timeout=timeout, kernel_name="python3", allow_errors=True, resources=folder
     )
     start, stopped = time.perf_counter(), None
     try:
-        client.execute()
+        client.execute(env={**os.environ, **env})
     except Exception as err:  # noqa: BLE001 (a dead kernel, a timeout: a failure to report)
         stopped = f"{type(err).__name__}: {str(err)[-300:]}"
-    finally:
-        for name, value in saved.items():  # this process's environment as it was
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
     return time.perf_counter() - start, stopped
 
 
 def _failing_line(source: str, traceback: list[str]) -> tuple[str, bool]:
     """The cell's line an error's traceback points at, and whether the last frame is the cell."""
-    plain = [ANSI.sub("", line) for line in traceback]
-    frames = [line for line in plain if "File " in line or "Cell In" in line]
-    in_cell = bool(frames) and "Cell In" in frames[-1]
-    if not in_cell:
+    plain = [ANSI.sub("", item) for item in traceback]
+    frames = [i for i, item in enumerate(plain) if "File " in item or "Cell In" in item]
+    if not frames or "Cell In" not in plain[frames[-1]]:
         return "", False
-    block = plain[plain.index(frames[-1]) :]
-    marked = [re.match(r"-+>\s*(\d+)", line) for line in "\n".join(block).splitlines()]
-    numbers = [int(m.group(1)) for m in marked if m]
-    lines = source.splitlines()
-    if numbers and 0 < numbers[0] <= len(lines):
-        return lines[numbers[0] - 1].strip(), True
-    return "", True
+    marked = re.search(r"(?m)^-+>\s*(\d+)", "\n".join(plain[frames[-1] :]))
+    lines = ["", *source.splitlines()]  # numbered from 1
+    number = int(marked[1]) if marked else 0
+    return (lines[number].strip() if number < len(lines) else ""), True
 
 
 def cell_errors(nb) -> list[CellError]:
     """Every error output of ``nb``'s cells, in order."""
     found = []
     for index, cell in enumerate(nb.cells):
-        for output in cell.get("outputs", []):
-            if output.get("output_type") != "error":
-                continue
-            line, in_cell = _failing_line(cell.source, output.get("traceback", []))
-            ename = output.get("ename", "")
-            found.append(
-                CellError(
-                    index,
-                    ename,
-                    output.get("evalue", ""),
-                    line,
-                    ename == "AssertionError" and in_cell,
-                )
-            )
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "error":
+                line, in_cell = _failing_line(cell.source, out.get("traceback", []))
+                ename, evalue = out.get("ename", ""), out.get("evalue", "")
+                own = ename == "AssertionError" and in_cell
+                found.append(CellError(index, ename, evalue, line, own))
     return found

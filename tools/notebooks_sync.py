@@ -3,34 +3,26 @@
     python tools/notebooks_sync.py [NN ...]    # make notebooks-sync: format, then write
     python tools/notebooks_sync.py --check     # make test: exit 1 where they disagree
 
-A chapter is written as a MyST markdown notebook, ``notebooks/NN_name.md`` (jupytext's ``myst``
-format): the file authors edit and review, and the one the book is built from. Colab opens, and
-nbval runs, ``notebooks/NN_name.ipynb``, which this script writes from it: the same cells,
-sources, tags and prompts, no outputs, and each cell's id made from its kind and source (an
-edit changes only the ids of the cells it touches). Writing first formats the code cells with
-ruff (``notebooks/ruff.toml``) and puts the formatted code back into the ``.md`` too.
+Authors edit ``notebooks/NN_name.md`` (MyST markdown), which the book is built from; Colab and
+nbval run ``notebooks/NN_name.ipynb``, written from it: the same cells, no outputs, each cell's
+id made from its kind and source (an edit changes only the ids of the cells it touches).
+Writing formats the code with ruff (``notebooks/ruff.toml``) first, in the ``.md`` too.
 """
-
-from __future__ import annotations
 
 import argparse
 import hashlib
-import os
 import re
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import jupytext
 import nbformat
-from notebook_run import chapters  # tools/, beside this file
+from notebook_run import chapters, read_notebook, write_whole  # tools/
 
 ROOT = Path(__file__).resolve().parents[1]
-FORMAT = "md:myst"
-NEW_CELL = {
-    "code": nbformat.v4.new_code_cell,
-    "markdown": nbformat.v4.new_markdown_cell,
-}
+CELL_FIELDS = ("cell_type", "id", "source", "metadata")  # what a notebook's cell keeps
 
 
 def sources(root: Path = ROOT, wanted: list[str] | None = None) -> list[Path]:
@@ -38,59 +30,35 @@ def sources(root: Path = ROOT, wanted: list[str] | None = None) -> list[Path]:
     return chapters(root, wanted, ".md")
 
 
+def write_source(source: Path, text: nbformat.NotebookNode) -> None:
+    """Write ``text`` (as ``read_notebook`` read it, edited) back to ``source``."""
+    written = jupytext.writes(text, fmt="md:myst")  # without the version jupytext adds:
+    write_whole(source, re.sub(r"(?m)^ +jupytext_version: .*\n", "", written))
+
+
 def notebook(source: Path) -> nbformat.NotebookNode:
     """The ``.ipynb`` that ``source`` (a MyST markdown notebook) stands for."""
-    text = read_source(source)
-    nb = nbformat.v4.new_notebook()
-    nb.metadata = {
-        "kernelspec": text.metadata["kernelspec"],
-        "language_info": {"name": "python"},
-    }
-    seen: dict[str, int] = {}
+    text, nb, seen = read_notebook(source), nbformat.v4.new_notebook(), Counter()
+    kernel = text.metadata["kernelspec"]
+    nb.metadata = {"kernelspec": kernel, "language_info": {"name": "python"}}
     for cell in text.cells:
-        if cell.cell_type not in NEW_CELL:
-            raise SystemExit(
-                f"{source.name}: a {cell.cell_type} cell (code or markdown)"
-            )
-        key = f"{cell.cell_type}\n{cell.source}"
-        seen[key] = seen.get(key, 0) + 1
+        kind = cell.cell_type
+        if kind not in ("code", "markdown"):
+            raise SystemExit(f"{source.name}: a {kind} cell (code or markdown)")
+        key = f"{kind}\n{cell.source}"
+        seen[key] += 1
         cell_id = hashlib.sha256(f"{key}\n{seen[key]}".encode()).hexdigest()[:8]
-        new = NEW_CELL[cell.cell_type]
+        new = getattr(nbformat.v4, f"new_{kind}_cell")
         nb.cells.append(new(cell.source, metadata=dict(cell.metadata), id=cell_id))
     return nb
 
 
-def target(source: Path) -> Path:
-    return source.with_suffix(".ipynb")
-
-
-def _write(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` whole, or leave the old file (never half of it)."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
-def read_source(source: Path) -> nbformat.NotebookNode:
-    """The MyST markdown notebook ``source`` as jupytext reads it (its header kept)."""
-    return jupytext.reads(source.read_text(encoding="utf-8"), fmt=FORMAT)
-
-
-def write_source(source: Path, text: nbformat.NotebookNode) -> None:
-    """Write ``text`` (as :func:`read_source` returned it, edited) back to ``source``."""
-    written = jupytext.writes(text, fmt=FORMAT)  # without the version jupytext adds:
-    _write(source, re.sub(r"(?m)^ +jupytext_version: .*\n", "", written))
-
-
 def formatted(source: Path, nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """``nb`` with its code cells as ``ruff format`` writes them (the chapter's settings)."""
-    ruff = [sys.executable, "-m", "ruff", "format", "--stdin-filename"]
+    ipynb, text = str(source.with_suffix(".ipynb")), nbformat.writes(nb)
+    ruff = [sys.executable, "-m", "ruff", "format", "--stdin-filename", ipynb, "-"]
     done = subprocess.run(
-        [*ruff, str(target(source)), "-"],
-        input=nbformat.writes(nb),
-        capture_output=True,
-        text=True,
-        cwd=source.parent,
+        ruff, input=text, capture_output=True, text=True, cwd=source.parent
     )
     if done.returncode:
         raise SystemExit(f"ruff could not format {source.name}:\n{done.stderr}")
@@ -98,48 +66,46 @@ def formatted(source: Path, nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
 
 
 def sync(source: Path) -> list[str]:
-    """Format ``source``'s code, write it back if it changed, and write its notebook."""
-    nb = notebook(source)
+    """Format ``source``'s code, write it back if it changed, and write its notebook;
+    returns the names of the files written."""
+    nb, written = notebook(source), []
     pretty = formatted(source, nb)
-    written, text = [], nbformat.writes(nb) + "\n"
     if [c.source for c in pretty.cells] != [c.source for c in nb.cells]:
-        edited = read_source(source)
+        edited = read_notebook(source)
         for cell, done in zip(edited.cells, pretty.cells, strict=True):
             cell.source = done.source
         write_source(source, edited)
         written.append(source.name)
-        text = nbformat.writes(notebook(source)) + "\n"
-    path = target(source)
+        nb = notebook(source)
+    path, text = source.with_suffix(".ipynb"), nbformat.writes(nb) + "\n"
     if not path.is_file() or path.read_text(encoding="utf-8") != text:
-        _write(path, text)
+        write_whole(path, text)
         written.append(path.name)
     return written
 
 
 def differences(source: Path) -> list[str]:
     """Where the committed notebook differs from the one ``source`` stands for."""
-    path = target(source)
+    path = source.with_suffix(".ipynb")
+    name = path.name
     if not path.is_file():
-        return [f"{path.name} is missing"]
+        return [f"{name} is missing"]
     want, have = notebook(source), nbformat.read(path, as_version=4)
     found = []
     if want.metadata != have.metadata:
-        found.append(f"{path.name}: notebook metadata {dict(have.metadata)}")
+        found.append(f"{name}: notebook metadata {dict(have.metadata)}")
     if len(want.cells) != len(have.cells):
         found.append(
-            f"{path.name}: {len(have.cells)} cells, the source has {len(want.cells)}"
+            f"{name}: {len(have.cells)} cells, the source has {len(want.cells)}"
         )
     for i, (a, b) in enumerate(zip(want.cells, have.cells)):
-        for field in ("cell_type", "id", "source", "metadata"):
-            if a.get(field) != b.get(field):
-                found.append(
-                    f"{path.name} cell {i}: its {field} differs from the source's"
-                )
-                break
+        fields = [f for f in CELL_FIELDS if a.get(f) != b.get(f)]
+        if fields:
+            found.append(f"{name} cell {i}: its {fields[0]} differs from the source's")
         if b.get("outputs") or b.get("execution_count"):
-            found.append(f"{path.name} cell {i}: has outputs (commit it without them)")
+            found.append(f"{name} cell {i}: has outputs (commit it without them)")
     if not found and path.read_text(encoding="utf-8") != nbformat.writes(want) + "\n":
-        found.append(f"{path.name}: laid out otherwise than the sync writes it")
+        found.append(f"{name}: laid out otherwise than the sync writes it")
     return found
 
 
@@ -155,16 +121,13 @@ def orphans(root: Path = ROOT) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("chapters", nargs="*", help="chapter numbers (default: all)")
-    parser.add_argument(
-        "--check", action="store_true", help="only compare; write nothing"
-    )
+    parser.add_argument("--check", action="store_true", help="compare, write nothing")
     args = parser.parse_args(argv)
     paths = sources(ROOT, args.chapters)
     if args.check:
         found = orphans() + [line for p in paths for line in differences(p)]
-        for line in found:
-            print(line)
         if found:
+            print(*found, sep="\n")
             print("The notebooks differ from their sources: run `make notebooks-sync`.")
         return 1 if found else 0
     for path in paths:

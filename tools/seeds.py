@@ -2,27 +2,20 @@
 
     python tools/seeds.py 09 [NN ...] [--seeds 1 2] [--jobs 2]   # make seeds N=09 (or N=all)
 
-Each chapter runs in the ``cpu`` profile (``--profile``) with ``COURSE_SEED`` 0, then each of
-``--seeds``: every seed the chapter and ``course_lib`` set moves to another random stream
-(``course_lib.runtime.run_seed``). Every run records into its own folder,
-``_build/seeds/seed-<s>/results`` (never ``_build/results``, which the Results page reads), and
-keeps its executed notebook beside it. It prints every ``assert`` of a chapter's cells that
-fails, any other error, and every glued verdict (a recorded string or truth value, not one
-recorded as an ``example``; of a recorded comparison, its verdict word: "ahead", "within the
-noise", "behind") that differs from seed 0's; it exits 1 on any of them.
-``--reference DIR``: seed 0's results are already in ``DIR`` (a ``make book`` of the same
-profile: ``_build/results``), so seed 0 is not run again.
+Each chapter runs (``--profile`` cpu) with ``COURSE_SEED`` 0, then with each of ``--seeds``
+(``course_lib.runtime.run_seed``), recording into ``_build/seeds/seed-<s>/``. It lists each
+failing ``assert`` or other error, and each finding (``course_lib.results.findings``) that
+differs from seed 0's, and exits 1 on any. ``--reference DIR``: seed 0's results, already run.
 """
-
-from __future__ import annotations
 
 import argparse
 import json
 import sys
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
+import nbformat
 import notebook_run  # tools/, beside this file
 
 from course_lib.results import findings
@@ -33,27 +26,26 @@ OUT = ROOT / "_build" / "seeds"
 
 @dataclass
 class SeedRun:
-    """One chapter run with one seed: what failed, and what it recorded."""
+    """One chapter run with one seed: its time, what failed, and what it recorded."""
 
     chapter: str  # "09_pretraining"
     seed: int
-    seconds: float = 0.0
-    failures: list[str] = field(default_factory=list)
-    results: dict = field(default_factory=dict)
+    seconds: float
+    failures: list[str]
+    results: dict
 
 
-def results_file(folder: Path, path: Path) -> Path:
-    """Where a chapter's results are in a results folder: ``chNN.json``."""
-    return folder / f"ch{path.name[:2]}.json"
+def read_results(folder: Path, path: Path) -> dict:
+    """Chapter ``path``'s recorded values in a results folder (``chNN.json``; {}: none)."""
+    file = folder / f"ch{path.name[:2]}.json"
+    return json.loads(file.read_text(encoding="utf-8")) if file.is_file() else {}
 
 
 def run(path: Path, seed: int, profile: str, out: Path, timeout: int) -> SeedRun:
     """Execute chapter ``path`` with ``COURSE_SEED=seed`` into ``out/seed-<seed>``."""
-    import nbformat
-
     folder = out / f"seed-{seed}"
     results = folder / "results"
-    results_file(results, path).unlink(missing_ok=True)  # this run's values only
+    (results / f"ch{path.name[:2]}.json").unlink(missing_ok=True)  # this run's only
     nb = nbformat.read(path, as_version=4)
     env = {
         "COURSE_PROFILE": profile,
@@ -63,26 +55,17 @@ def run(path: Path, seed: int, profile: str, out: Path, timeout: int) -> SeedRun
         "COURSE_PROGRESS": "0",
         "OMP_NUM_THREADS": "1",
     }
-    outcome = SeedRun(path.stem, seed)
-    outcome.seconds, stopped = notebook_run.execute(nb, path, env, timeout)
-    if stopped:
-        outcome.failures.append(f"the run stopped: {stopped}")
+    seconds, stopped = notebook_run.execute(nb, path, env, timeout)
+    failures = [f"the run stopped: {stopped}"] if stopped else []
     for error in notebook_run.cell_errors(nb):
-        kind = "assert fails" if error.own_assert else "error"
-        outcome.failures.append(f"{kind}: {error}")
+        failures.append(f"{'assert fails' if error.own_assert else 'error'}: {error}")
     folder.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, folder / path.name)
-    outcome.results = read_results(results_file(results, path))
-    return outcome
-
-
-def read_results(path: Path) -> dict:
-    """A chapter's recorded values ({} when it recorded none)."""
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    return SeedRun(path.stem, seed, seconds, failures, read_results(results, path))
 
 
 def flips(reference: dict, other: dict) -> list[str]:
-    """Each verdict of ``reference`` (seed 0's results) that ``other`` states otherwise."""
+    """Each finding of ``reference`` (seed 0's results) that ``other`` states otherwise."""
     ours, theirs = findings(reference), findings(other)
     return [
         f"verdict differs: {key}: {value!r} at seed 0, {theirs.get(key, '(not recorded)')!r}"
@@ -91,54 +74,44 @@ def flips(reference: dict, other: dict) -> list[str]:
     ]
 
 
-def _run_star(args: tuple) -> SeedRun:
-    return run(*args)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("chapters", nargs="*", help="chapter numbers, or all (default)")
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--profile", default="cpu", choices=("smoke", "cpu", "gpu"))
-    parser.add_argument(
-        "--jobs", type=int, default=2, help="runs at once (one thread each)"
-    )
+    parser.add_argument("--jobs", type=int, default=2, help="runs at once")
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--root", type=Path, default=ROOT, help="holds notebooks/")
     parser.add_argument("--reference", type=Path, help="seed 0's results folder")
     parser.add_argument("--timeout", type=int, default=3600, help="seconds a cell")
     args = parser.parse_args(argv)
     if any(s <= 0 for s in args.seeds):
-        raise SystemExit(
-            "--seeds: the other draws are positive (seed 0 is the reference)"
-        )
+        parser.error("--seeds: the other draws are positive (seed 0 is the reference)")
     paths = notebook_run.chapters(args.root, args.chapters)
     seeds = ([] if args.reference else [0]) + sorted(set(args.seeds))
     todo = [(p, s, args.profile, args.out, args.timeout) for s in seeds for p in paths]
     runs: dict[tuple[str, int], SeedRun] = {}
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        for outcome in pool.map(_run_star, todo):
+        for outcome in pool.map(run, *zip(*todo)):
             runs[outcome.chapter, outcome.seed] = outcome
             took = f"{outcome.seconds:.0f} s, {len(outcome.failures)} failures"
             print(f"{outcome.chapter} seed {outcome.seed}: {took}", flush=True)
     bad = 0
     for path in paths:
         if args.reference:
-            reference = read_results(results_file(args.reference, path))
+            reference = read_results(args.reference, path)
         else:
             reference = runs[path.stem, 0].results
         for seed in seeds:
             outcome = runs[path.stem, seed]
-            found = outcome.failures + (
-                flips(reference, outcome.results) if seed else []
-            )
+            flipped = flips(reference, outcome.results) if seed else []
+            found = outcome.failures + flipped
             bad += len(found)
             for line in found:
                 print(f"{path.stem} seed {seed}: {line}")
         print(f"{path.stem}: {len(findings(reference))} glued verdicts, seeds {seeds}")
-    print(
-        f"{bad} failures and flips" if bad else "every assert holds, no verdict flips"
-    )
+    held = "every assert holds, no verdict flips"
+    print(f"{bad} failures and flips" if bad else held)
     return 1 if bad else 0
 
 

@@ -1,18 +1,12 @@
 """A chapter's gpu profile on a Colab T4, estimated from what its gpu check counted.
 
-Every call of a training loop in the check is a run (``course_lib.step_plan``) that plans its
-steps at the sizes it was given and takes the first few; tools/gpu_counting.py counts the FLOPs,
-operators and time of each interval from one of its steps to the next. A run on a T4 takes
-
-    planned steps x (FLOPs per step / T4_FLOPS + operators per step x T4_OP_SECONDS)
-
-a step's work the median interval; a loop without a torch optimizer (SGNS, GloVe, the scalar
-engine) keeps its Python time too. The rest of the check (data preparation, evaluation) is
-other work as it ran: its Python time stays on the CPU, its operators go to the T4; where the
-chapter's ``gpu_check`` changes cut it, a lower bound.
+Each run of a training loop in the check (``course_lib.step_plan``) plans its steps and takes
+the first few; tools/gpu_counting.py counts each interval between two of them. On a T4 a run
+takes ``planned steps x (FLOPs / T4_FLOPS + operators x T4_OP_SECONDS)`` of the median step, and
+a loop without a torch optimizer (SGNS, GloVe, the scalar engine) its Python time too. The rest
+of the check (data, evaluation) is other work as it ran: its Python time stays on the CPU, its
+operators go to the T4 (a lower bound where the chapter's ``gpu_check`` cuts it).
 """
-
-from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass, field
@@ -21,15 +15,13 @@ from dataclasses import dataclass, field
 T4_PEAK_FLOPS = 8.1e12
 T4_FLOPS = T4_PEAK_FLOPS / 2  # sustained: half of peak
 T4_OP_SECONDS = 10e-6  # eager PyTorch: launch and dispatch of one operator (one kernel)
-# the check's peak is its kernel's resident memory on the CPU: the gpu sizes' parameters,
-# optimizer state and one step's activations, and the data, a bound on what the GPU holds
+# the check's peak is its kernel's resident memory on the CPU (parameters, optimizer state,
+# a step's activations, the data): a bound on what the GPU holds
 T4_MEMORY_MB = 16 * 1000  # 16 GB
 BUDGET_SECONDS = 600  # ../shared/DESIGN.md: the gpu profile, 10 minutes a chapter
 ASSUMPTION = (
-    f"T4: {T4_FLOPS / 1e12:.2f} TFLOP/s sustained (half the {T4_PEAK_FLOPS / 1e12:.1f} TFLOP/s "
-    f"float32 peak) and {T4_OP_SECONDS * 1e6:.0f} us per operator dispatched; a step's work "
-    "as counted here at the gpu sizes, times the steps its loop planned; other work as long "
-    "as in the check (a lower bound where the chapter's gpu_check cuts it)"
+    f"T4: {T4_FLOPS / 1e12:.2f} TFLOP/s (half the float32 peak), {T4_OP_SECONDS * 1e6:.0f} us "
+    "an operator; a step's work times the steps planned; other work as in the check"
 )
 # what the check counts, for the whole chapter and for each interval between two steps
 KEYS = ("seconds", "flops", "ops", "op_seconds")
@@ -51,17 +43,15 @@ class Estimate:
 
 
 def on_t4(seconds: float, flops: float, ops: float, op_seconds: float, python=True):
-    """Work counted on the CPU, on a T4: its FLOPs and operators, and (``python``) the time
-    spent outside operators, which stays on the CPU (each operator costs at least its
-    dispatch, which that time already holds)."""
+    """Work counted on the CPU, on a T4: its FLOPs, and its operators or (``python``) its time
+    outside operators, which stays on the CPU and holds their dispatch, whichever is longer."""
     busy = max(seconds - op_seconds, 0.0) if python else 0.0
     return max(busy, ops * T4_OP_SECONDS) + flops / T4_FLOPS
 
 
 def estimate(stats: dict) -> Estimate:
-    """``stats``: the check's counts (gpu_counting.Counter.report): ``totals`` (``KEYS``) and
-    ``runs``, each with its loop, planned and taken steps, ``optimizer`` (whether a torch
-    optimizer stepped) and ``intervals`` (``KEYS`` each)."""
+    """The estimate from ``stats``, gpu_counting.Counter.report's: ``totals`` (``KEYS``) and
+    ``runs`` (loop, planned and taken steps, ``optimizer``, ``intervals`` of ``KEYS``)."""
     out, other = Estimate(), [stats["totals"][key] for key in KEYS]
     for i, run in enumerate(stats["runs"]):
         planned, taken = run["planned"], run["taken"]
