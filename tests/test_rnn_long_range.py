@@ -31,6 +31,15 @@ def test_batch_puts_the_marker_d_steps_before_the_key_and_labels_the_key():
     assert torch.equal(again[0], tokens)  # seeded
 
 
+def test_distances_are_log_uniform():
+    gen = torch.Generator().manual_seed(0)
+    d = long_range_batch(20_000, 65, generator=gen)[2].double()  # 1..64
+    octaves = torch.histc(d.log2(), bins=6, min=0, max=6)  # [1, 2), [2, 4), ... [32, 64]
+    share = octaves / len(d)
+    assert torch.allclose(share, torch.full((6,), 1 / 6, dtype=share.dtype), atol=0.02)
+    assert d.min() == 1 and d.max() == 64
+
+
 @pytest.mark.parametrize("cell", ["rnn", "lstm", "gru"])
 def test_classifier_shapes(cell):
     model = LongRangeClassifier(cell, n_classes=3, hidden=8)

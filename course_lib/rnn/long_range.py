@@ -7,8 +7,10 @@ it, d steps before the end (d = 1: the last token), is the label the model must 
 reading the whole sequence. Every other token is a symbol too, so a state that merely drifts
 towards "the last symbols seen" forgets the key; the model has to store it on the marker's
 signal, which is what an input gate does. Chance is 1 / n_classes. Trained on distances drawn
-uniformly from 1..T−1, a model's accuracy against d shows how far back it can reach (in the
-spirit of the copying problems of Hochreiter & Schmidhuber, 1997).
+log-uniformly from 1..T−1 (as many between 1 and 2 as between 20 and 40: near dependencies,
+which any cell can learn, are common enough to be learnt), a model's accuracy against d
+shows how far back it can reach (in the spirit of the copying problems of Hochreiter &
+Schmidhuber, 1997).
 
 Models use the fused ``torch.nn.RNN/LSTM/GRU`` (fast on a GPU; the from-scratch cells give the
 same numbers, see ``course_lib.rnn.stacked``).
@@ -49,11 +51,12 @@ def long_range_batch(
     generator: torch.Generator | None = None,
     device: torch.device | str | None = None,
 ) -> tuple[Tensor, Tensor, Tensor]:
-    """A batch of the task: tokens (B, T), labels (B,) in 0..C−1 and distances (B,) in 1..T−1.1.
+    """A batch of the task: tokens (B, T), labels (B,) in 0..C−1 and distances (B,) in 1..T−1.
 
     Tokens 0..C−1 are symbols, drawn uniformly; token C is the marker. The marker sits at
     index T − d − 1, and the label is the symbol after it, at index T − d (d = 1: the last
-    token). distance: one d for the whole batch, a (B,) tensor, or None = uniform on 1..T−1.
+    token). distance: one d for the whole batch, a (B,) tensor, or None: log-uniform on
+    1..T−1, d = ⌊T^u⌋ with u uniform on [0, 1) (each octave of distance equally often).
     Drawn on the CPU from ``generator`` (so the data do not depend on the device), then moved.
     """
     if batch < 1 or length < 2:
@@ -62,7 +65,8 @@ def long_range_batch(
         raise ValueError(f"need n_classes >= 2; got {n_classes}")
     tokens = torch.randint(n_classes, (batch, length), generator=generator)  # (B, T)
     if distance is None:
-        d = torch.randint(1, length, (batch,), generator=generator)  # (B,)
+        u = torch.rand(batch, generator=generator, dtype=torch.float64)  # (B,)
+        d = (length**u).long().clamp(1, length - 1)  # (B,) log-uniform on 1..T−1
     else:
         d = torch.as_tensor(distance).expand(batch).clone()  # (B,)
         if d.min() < 1 or d.max() > length - 1:
@@ -118,7 +122,7 @@ def train_long_range(
     max_seconds: float | None = None,
     device: torch.device | str | None = None,
 ) -> dict[str, Any]:
-    """Train on fresh batches (distances uniform on 1..T−1) with ``optimizer`` ``"adam"`` or
+    """Train on fresh batches (distances log-uniform on 1..T−1) with ``optimizer`` ``"adam"`` or
     ``"sgd"``, clipping the global gradient norm at ``clip_norm`` (None: no clipping):
     g ← g · min(1, clip_norm / ‖g‖) (Pascanu et al., 2013).
 
