@@ -34,7 +34,9 @@ def test_batch_puts_the_marker_d_steps_before_the_key_and_labels_the_key():
 def test_distances_are_log_uniform():
     gen = torch.Generator().manual_seed(0)
     d = long_range_batch(20_000, 65, generator=gen)[2].double()  # 1..64
-    octaves = torch.histc(d.log2(), bins=6, min=0, max=6)  # [1, 2), [2, 4), ... [32, 64]
+    octaves = torch.histc(
+        d.log2(), bins=6, min=0, max=6
+    )  # [1, 2), [2, 4), ... [32, 64]
     share = octaves / len(d)
     assert torch.allclose(share, torch.full((6,), 1 / 6, dtype=share.dtype), atol=0.02)
     assert d.min() == 1 and d.max() == 64
