@@ -112,7 +112,7 @@ class AttentionRecognizer(StridedFrontEnd, Seq2Seq):
         self._build_front_end(n_mels, d_emb, kernel, stride, device)
 
     def encode(self, x: Tensor, lengths: Tensor) -> Encoded:
-        """x (B, T, M) log-mel frames, lengths (B,): listen, h_i over S ≈ T/stride² steps."""
+        """Listen: x (B, T, M) log-mel frames, lengths (B,) → h_i, S ≈ T/stride² steps."""
         check_frames(x, lengths, self.n_mels)
         z = self._front_end(x, lengths)  # (B, S, E)
         return self.encode_vectors(self.drop(z), self.output_lengths(lengths))
