@@ -99,6 +99,6 @@ def rnn_gradient_flow_explorer(
         x_label="time step t",
         value_label="∂L/∂h_t",
         figure_panels=[{**start, "cell": label} for label in labels],
-        shared_axis=True,
+        shared_axis=False,  # each setting on its own decades (a checkbox shares them)
         decimals=decimals,
     )

@@ -11,7 +11,8 @@ const CSS = `
 .cw-gf-controls { display: flex; flex-wrap: wrap; gap: 4px 14px; margin-bottom: 6px; }
 .cw-gf fieldset { border: 0; margin: 0; padding: 0; display: flex; align-items: center;
   gap: 2px; flex-wrap: wrap; }
-.cw-gf legend { float: left; margin-right: 4px; color: #57606a; padding: 0; }
+.cw-gf legend { float: left; width: auto; margin: 0 4px 0 0; color: #57606a; padding: 0;
+  font-size: inherit; font-weight: inherit; line-height: inherit; }
 .cw-gf-opt { position: relative; }
 .cw-gf-opt input { position: absolute; opacity: 0; width: 1px; height: 1px; margin: 0; }
 .cw-gf-opt span { display: inline-block; padding: 0 7px; border: 1px solid #8c959f;
@@ -167,7 +168,10 @@ function render({ model, el }) {
       const mid = q[Math.floor(q.length / 2)];
       g.append(svg("line", { x1: x(i) - boxW / 2, x2: x(i) + boxW / 2, y1: y(mid), y2: y(mid), class: "cw-gf-median" }));
       g.append(svg("circle", { cx: x(i), cy: y(state.norm[i]), r: 3, class: "cw-gf-norm" }));
-      if (i % every === 0 || i === names.length - 1) {
+      // every `every`-th name, and the last one unless a labelled name is too close to it
+      const last = i === names.length - 1;
+      const crowded = !last && names.length - 1 - i < every / 2;
+      if ((i % every === 0 && !crowded) || last) {
         const label = svg("text", { x: x(i), y: H - M.bottom + 14, "text-anchor": "middle", class: "cw-gf-axis" });
         label.textContent = name.split(" ").pop();
         g.append(label);
