@@ -7,6 +7,7 @@
 // Shared helpers come from js/shared (see base.js_source).
 
 const CSS = `
+.cw-gf { line-height: 18px; } /* whole pixels: the card's height must not depend on where it sits */
 .cw-gf-title { font-weight: 600; margin-bottom: 4px; }
 .cw-gf-controls { display: flex; flex-wrap: wrap; gap: 4px 14px; margin-bottom: 6px; }
 .cw-gf fieldset { border: 0; margin: 0; padding: 0; display: flex; align-items: center;
@@ -30,7 +31,7 @@ const CSS = `
 .cw-gf-norm { fill: #d62728; }
 .cw-gf-col.cw-hl .cw-gf-band { fill: #fff8c5; }
 .cw-gf-band { fill: transparent; }
-.cw-gf-readout { min-height: 1.4em; font-variant-numeric: tabular-nums; }
+.cw-gf-readout { min-height: 18px; font-variant-numeric: tabular-nums; }
 .cw-gf-legend { display: flex; flex-wrap: wrap; gap: 4px 14px; font-size: 12px;
   color: #57606a; align-items: center; }
 .cw-gf-key { display: inline-block; width: 10px; height: 10px; margin-right: 4px;
