@@ -10,6 +10,7 @@ from course_lib.lm.fixed_window import (
     context_windows,
     evaluate_windows,
     make_windows,
+    window_log_probs,
 )
 
 
@@ -118,3 +119,18 @@ def test_embed_std_sets_the_initial_spread():
     assert abs(std - 0.01) < 5e-4
     default = FixedWindowLM(FixedWindowConfig(vocab_size=2000, window=1, d_embed=50))
     assert abs(default.embed.weight.std().item() - 1.0) < 0.05
+
+
+@pytest.mark.parametrize("cutoffs", [None, (3,)])
+def test_window_log_probs_are_each_positions_log_softmax(cutoffs):
+    torch.manual_seed(0)
+    config = FixedWindowConfig(
+        vocab_size=7, window=2, d_embed=4, d_hidden=5, cutoffs=cutoffs
+    )
+    model = FixedWindowLM(config)
+    x, y = make_windows(torch.randint(0, 7, (11,)), 2, pad_id=0)
+    lp = window_log_probs(model, x, y, batch_size=3)  # batches of 3, 3, 3, 2
+    with torch.no_grad():
+        full = model.out.log_prob(model.features(x))  # (M, V)
+    torch.testing.assert_close(lp, full[torch.arange(11), y])
+    assert abs(evaluate_windows(model, x, y) + lp.double().mean().item()) < 1e-6

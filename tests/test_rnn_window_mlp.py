@@ -14,6 +14,7 @@ import torch.nn.functional as F
 
 from course_lib.rnn.long_range import LongRangeClassifier, train_long_range
 from course_lib.rnn.window_against_recurrent import (
+    WindowComparison,
     compare_windows,
     n_params,
     train_on_task,
@@ -144,3 +145,16 @@ def test_bad_input_is_refused():
         compare_windows(6, (2,), [6], steps=1)
     with pytest.raises(ValueError, match="windows"):
         compare_windows(6, (), [1], steps=1)
+
+
+def test_inside_and_beyond_average_each_side_of_the_window():
+    result = WindowComparison(distances=[1, 2, 3, 4])
+    result.window = {"w = 2": 2}
+    result.accuracy = {"w = 2": {1: 0.9, 2: 0.7, 3: 0.2, 4: 0.1}, "LSTM": {1: 1.0}}
+    inside, beyond = result.inside_and_beyond("w = 2")
+    assert math.isclose(inside, 0.8) and math.isclose(beyond, 0.15)
+    with pytest.raises(KeyError, match="has no window"):
+        result.inside_and_beyond("LSTM")
+    result.window = {"w = 2": 5}
+    with pytest.raises(ValueError, match="both sides"):
+        result.inside_and_beyond("w = 2")

@@ -159,14 +159,23 @@ def _check_context_windows(ids: Tensor, kind: str, n: int, reach: int) -> None:
 
 
 @torch.no_grad()
+def window_log_probs(
+    model: FixedWindowLM, x: Tensor, y: Tensor, batch_size: int = 4096
+) -> Tensor:
+    """log P(y_i | x_i) of every position, (M,), for windows x (M, W) and next tokens y
+    (M,), scored ``batch_size`` positions at a time in eval mode (the mode is restored):
+    the items a paired bootstrap over test lines resamples."""
+    device = model.embed.weight.device
+    out = []
+    with evaluating(model):
+        for i in range(0, y.numel(), batch_size):
+            xb, yb = x[i : i + batch_size].to(device), y[i : i + batch_size].to(device)
+            out.append(model.out.target_log_prob(model.features(xb), yb))  # (b,)
+    return torch.cat(out)  # (M,)
+
+
 def evaluate_windows(
     model: FixedWindowLM, x: Tensor, y: Tensor, batch_size: int = 4096
 ) -> float:
     """Mean cross-entropy (nats per token) of y (M,) given windows x (M, W)."""
-    device = model.embed.weight.device
-    total = 0.0
-    with evaluating(model):
-        for i in range(0, y.numel(), batch_size):
-            xb, yb = x[i : i + batch_size].to(device), y[i : i + batch_size].to(device)
-            total += float(model(xb, yb)) * yb.numel()
-    return total / y.numel()
+    return -float(window_log_probs(model, x, y, batch_size).double().mean())

@@ -50,6 +50,18 @@ class WindowComparison:
     window: dict[str, int] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
 
+    def inside_and_beyond(self, name: str) -> tuple[float, float]:
+        """MLP ``name``'s mean accuracy over the distances inside its window (d <= w) and
+        over those beyond it (d > w)."""
+        if name not in self.window:
+            raise KeyError(f"{name!r} has no window; the MLPs are {list(self.window)}")
+        w, acc = self.window[name], self.accuracy[name]
+        inside = [a for d, a in acc.items() if d <= w]
+        beyond = [a for d, a in acc.items() if d > w]
+        if not inside or not beyond:
+            raise ValueError(f"{name}: the distances must reach both sides of w = {w}")
+        return sum(inside) / len(inside), sum(beyond) / len(beyond)
+
 
 def n_params(model: nn.Module) -> int:
     """The number of trainable parameters (entries of every weight and bias)."""
