@@ -8,12 +8,12 @@ from course_lib.embeddings import (
     CBOW,
     SkipGram,
     batches,
-    cbow_examples,
     hand_sgd_step,
     naive_softmax_loss,
     naive_softmax_loss_and_gradient,
     skipgram_pairs,
     train_word2vec,
+    word_windows,
 )
 
 CORPUS = [[0, 1, 2, 3, 7], [0, 1, 5, 7], [0, 4, 6, 7]]  # "I like deep learning ." ...
@@ -51,17 +51,17 @@ def test_skipgram_pairs_drop_out_of_vocabulary():
     assert pairs.tolist() == [[0, 4], [4, 0], [4, 1], [1, 4]]
 
 
-def test_cbow_examples_by_hand():
-    contexts, mask, centres = cbow_examples([[10, 11, 12], [13]], 1, pad_id=-1)
+def test_word_windows_by_hand():
+    contexts, mask, centres = word_windows([[10, 11, 12], [13]], 1, pad_id=-1)
     assert centres.tolist() == [10, 11, 12]  # 13 has no context
     assert contexts.tolist() == [[-1, 11], [10, 12], [11, -1]]
     assert mask.tolist() == [[False, True], [True, True], [True, False]]
-    contexts, mask, centres = cbow_examples(CORPUS, 2)
+    contexts, mask, centres = word_windows(CORPUS, 2)
     assert contexts.shape == (13, 4) and mask.dtype == torch.bool
     assert (contexts[~mask] == 0).all()
 
 
-@pytest.mark.parametrize("make", [skipgram_pairs, cbow_examples])
+@pytest.mark.parametrize("make", [skipgram_pairs, word_windows])
 def test_bad_corpus_and_window(make):
     with pytest.raises(ValueError, match=r"window must be an int >= 1.*got 0"):
         make(CORPUS, 0)
@@ -160,7 +160,7 @@ def test_skipgram_forward_matches_cross_entropy():
 
 def test_cbow_forward_matches_cross_entropy():
     model = randomised(CBOW(12, 4, dtype=torch.float64))
-    contexts, mask, centres = cbow_examples([[1, 2, 3, 4, 5], [6, 7]], 2)
+    contexts, mask, centres = word_windows([[1, 2, 3, 4, 5], [6, 7]], 2)
     v_hat = torch.stack(
         [model.V[ctx[m]].mean(0) for ctx, m in zip(contexts, mask, strict=True)]
     )
@@ -206,7 +206,7 @@ def test_batches_cover_everything_once_and_are_seeded():
         next(batches((x, y[:3]), 4))
 
 
-def train_skipgram(optimizer, lr):
+def train_skipgram(optimizer, lr, **kwargs):
     torch.manual_seed(0)
     model = SkipGram(8, 6)
     pairs = skipgram_pairs(CORPUS, 2)
@@ -218,7 +218,8 @@ def train_skipgram(optimizer, lr):
         lr=lr,
         optimizer=optimizer,
         progress=False,
-    )
+        **kwargs,
+    ).train_loss
 
 
 @pytest.mark.parametrize("optimizer, lr", [("sgd", 1.0), ("adam", 0.05)])
@@ -241,15 +242,80 @@ def test_cbow_training_lowers_loss():
     model = CBOW(8, 6)
     history = train_word2vec(
         model,
-        cbow_examples(CORPUS, 2),
+        word_windows(CORPUS, 2),
         epochs=20,
         batch_size=4,
         lr=0.05,
         optimizer="adam",
         progress=False,
-    )
+    ).train_loss
     assert history[-1] < history[0] - 0.5
     with pytest.raises(ValueError, match="SkipGram only"):
-        train_word2vec(
-            model, cbow_examples(CORPUS, 2), optimizer="hand", progress=False
+        train_word2vec(model, word_windows(CORPUS, 2), optimizer="hand", progress=False)
+
+
+def test_skipgram_window_loss_is_the_mean_over_its_pairs():
+    """One softmax a window gives the pairs' loss and gradients, to rounding error."""
+    g = torch.Generator().manual_seed(0)
+    sents = [torch.randint(0, 9, (int(n),), generator=g).tolist() for n in (1, 4, 7, 9)]
+    contexts, mask, centres = word_windows(sents, 2)
+    pairs = skipgram_pairs(sents, 2)
+    assert int(mask.sum()) == len(pairs)
+    by_window, by_pair = (
+        SkipGram(9, 5, dtype=torch.float64),
+        SkipGram(9, 5, dtype=torch.float64),
+    )
+    torch.nn.init.normal_(by_window.U, generator=g)
+    by_pair.load_state_dict(by_window.state_dict())
+    loss_w = by_window(centres, contexts, mask)
+    loss_p = by_pair(pairs[:, 0], pairs[:, 1])
+    loss_w.backward()
+    loss_p.backward()
+    assert torch.allclose(loss_w, loss_p, atol=1e-12)
+    for name, p in by_window.named_parameters():
+        assert torch.allclose(
+            p.grad, dict(by_pair.named_parameters())[name].grad, atol=1e-12
         )
+
+
+def test_skipgram_window_loss_rejects_bad_windows():
+    model = SkipGram(9, 5)
+    contexts, mask, centres = word_windows([[1, 2, 3]], 1)
+    with pytest.raises(ValueError, match="bool mask of its shape"):
+        model(centres, contexts)
+    with pytest.raises(ValueError, match="bool mask of its shape"):
+        model(centres, contexts, mask[:, :1])
+    with pytest.raises(ValueError, match="no True entry"):
+        model(centres, contexts, torch.zeros_like(mask))
+
+
+def test_skipgram_trains_on_windows_and_records_each_step():
+    torch.manual_seed(0)
+    windows = word_windows(CORPUS, 2)
+    history = train_word2vec(
+        SkipGram(8, 6),
+        windows,
+        epochs=15,
+        batch_size=4,
+        lr=0.05,
+        optimizer="adam",
+        progress=False,
+    )
+    steps_per_epoch = -(-len(windows[2]) // 4)
+    assert len(history.step_loss) == 15 * steps_per_epoch
+    assert history.train_loss[-1] < history.train_loss[0] - 0.2
+    with pytest.raises(ValueError, match="pairs only"):
+        train_word2vec(SkipGram(8, 6), windows, optimizer="hand", progress=False)
+    with pytest.raises(ValueError, match="word_windows"):
+        train_word2vec(SkipGram(8, 6), windows[:2], progress=False)
+    with pytest.raises(ValueError, match="single tensor"):
+        train_word2vec(CBOW(8, 6), skipgram_pairs(CORPUS, 2), progress=False)
+
+
+def test_decay_lowers_the_rate_linearly_to_zero():
+    """SGD with decay equals SGD stepped by hand at lr · (1 - t / T)."""
+    decayed = train_skipgram("sgd", 1.0, decay=True)
+    by_hand = train_skipgram("hand", 1.0, decay=True)
+    assert decayed != train_skipgram("sgd", 1.0)
+    for h, a in zip(by_hand, decayed, strict=True):
+        assert abs(h - a) < 1e-4

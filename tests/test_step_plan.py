@@ -100,7 +100,7 @@ def word2vec():
     model = SkipGram(8, 4)
     losses = train_word2vec(
         model, PAIRS, epochs=2, batch_size=8, optimizer="adam", lr=0.05, progress=False
-    )
+    ).train_loss
     return losses, [2 * math.ceil(len(PAIRS) / 8)]
 
 

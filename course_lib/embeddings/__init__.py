@@ -1,10 +1,12 @@
 """Word vectors (Chapter 1, CS224N lecture 1): one-hot, counts + SVD, word2vec, evaluation.
 
 One module per concept: ``onehot`` (one-hot vectors, embedding lookup), ``cooccurrence``
-(window counts, PPMI, truncated SVD), ``word2vec`` (skip-gram and CBOW with the full softmax) and
-``evaluation`` (cosine neighbours, analogies, similarity correlation).
+(window counts, PPMI, truncated SVD), ``word2vec`` (skip-gram and CBOW with the full softmax),
+``word2vec_train`` (their training loop) and ``evaluation`` (cosine neighbours, analogies,
+similarity correlation).
 """
 
+from course_lib.data.batching import batches  # Chapter 1 imports it here
 from course_lib.embeddings.cooccurrence import (
     clip_counts,
     cooccurrence_matrix,
@@ -25,14 +27,13 @@ from course_lib.embeddings.onehot import embedding_lookup, one_hot, one_hot_simi
 from course_lib.embeddings.word2vec import (
     CBOW,
     SkipGram,
-    batches,
-    cbow_examples,
     hand_sgd_step,
     naive_softmax_loss,
     naive_softmax_loss_and_gradient,
     skipgram_pairs,
-    train_word2vec,
+    word_windows,
 )
+from course_lib.embeddings.word2vec_train import train_word2vec
 
 __all__ = [
     "CBOW",
@@ -40,7 +41,6 @@ __all__ = [
     "SkipGram",
     "analogy",
     "batches",
-    "cbow_examples",
     "clip_counts",
     "cooccurrence_matrix",
     "cosine_similarity_matrix",
@@ -59,6 +59,7 @@ __all__ = [
     "skipgram_pairs",
     "train_word2vec",
     "truncated_svd",
+    "word_windows",
 ]
 
 # Chapter 2 (CS224N lecture 2): negative sampling with subsampling and reduced windows, a fast

@@ -18,15 +18,10 @@ vector tables; both have shape (V, D).)
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
-
 import torch
 import torch.nn as nn
 from torch import Tensor
 
-from course_lib import step_plan
-from course_lib.data.batching import batches  # re-exported: Chapter 1 imports it here
 from course_lib.data.windows import context_at
 from course_lib.embeddings._common import (
     Corpus,
@@ -37,7 +32,6 @@ from course_lib.embeddings._common import (
     flatten_corpus,
     restrict,
 )
-from course_lib.runtime import progress_bar, run_seed
 
 VECTOR_KINDS = ("centre", "outside", "sum", "mean")
 
@@ -78,7 +72,7 @@ def skipgram_pairs(
     return pairs
 
 
-def cbow_examples(
+def word_windows(
     sentences: Corpus,
     window: int,
     *,
@@ -88,9 +82,11 @@ def cbow_examples(
     ignore_index: int | None = None,
     device: Device = None,
 ) -> tuple[Tensor, Tensor, Tensor]:
-    r"""CBOW examples: each kept centre word with its up-to-2W context words. Chapter 1.
+    r"""Every kept centre word with its up-to-2W context words: the windows of lecture 1. Ch. 1.
 
-    Returns contexts (P, 2W) (slots -W..-1, 1..W; empty slots hold ``pad_id``), mask (P, 2W) bool
+    One window is one CBOW example (predict the centre from the context) and one skip-gram
+    window (predict each context word from the centre, one softmax shared by them). Returns
+    contexts (P, 2W) (slots -W..-1, 1..W; empty slots hold ``pad_id``), mask (P, 2W) bool
     (True = a real context word) and centres (P,). Centres without any context word are left out.
     Arguments as in ``skipgram_pairs``.
     """
@@ -102,7 +98,7 @@ def cbow_examples(
     )  # (N, 2W) ×2, (N,)
     keep = mask.any(dim=1)  # (N,)
     if not bool(keep.any()):
-        raise ValueError("no CBOW examples: no sentence has 2 kept words")
+        raise ValueError("no windows: no sentence has 2 kept words")
     return context[keep], mask[keep], centre[keep]  # (P, 2W), (P, 2W), (P,)
 
 
@@ -229,11 +225,35 @@ class SkipGram(_Word2Vec):
         self._check_ids(centre, "centre", 1)
         return self.V[centre] @ self.U.T  # (B, D) @ (D, V) -> (B, V)
 
-    def forward(self, centre: Tensor, outside: Tensor) -> Tensor:
-        """Mean of J = -log P(o | c) over the batch; centre (B,), outside (B,) -> scalar."""
+    def forward(
+        self, centre: Tensor, outside: Tensor, mask: Tensor | None = None
+    ) -> Tensor:
+        r"""Mean of J = -log P(o | c) over the batch's (c, o) pairs -> scalar.
+
+        centre (B,) with outside (B,): one pair each. Or outside (B, 2W) with mask (B, 2W), the
+        windows of ``word_windows``: lecture 1's J(θ) = -(1/T) Σ_t Σ_{-m≤j≤m, j≠0} log P(w_{t+j}
+        | w_t) sums over a window's outside words, which share the centre's softmax, so it is
+        computed once a window; the mean is over the real pairs (mask True), as for pairs.
+        """
         self._check_ids(centre, "centre", 1)
-        v_c = self.V[centre]  # (B, D)
-        return naive_softmax_loss(v_c, outside, self.U)
+        if outside.dim() == 1 and mask is None:
+            return naive_softmax_loss(self.V[centre], outside, self.U)
+        self._check_ids(outside, "outside", 2)
+        if (
+            mask is None
+            or mask.shape != outside.shape
+            or outside.size(0) != centre.size(0)
+        ):
+            raise ValueError(
+                "windows need outside (B, 2W) and a bool mask of its shape, with B centres; "
+                f"got centre {describe(centre)}, outside {describe(outside)}, "
+                f"mask {describe(mask)}"
+            )
+        if not bool(mask.any()):
+            raise ValueError("mask has no True entry: the windows hold no (c, o) pair")
+        log_y_hat = self.logits(centre).log_softmax(dim=1)  # (B, V) once per centre
+        log_p = log_y_hat.gather(1, outside)  # (B, 2W)  log P(o_j | c)
+        return -(log_p * mask).sum() / mask.sum()  # mean over the real pairs
 
 
 class CBOW(_Word2Vec):
@@ -283,85 +303,3 @@ def hand_sgd_step(
         model.V.index_add_(0, centre, grad_v_c, alpha=-lr)  # (V, D)
         model.U.add_(grad_U, alpha=-lr)  # (V, D)
     return loss
-
-
-def train_word2vec(
-    model: SkipGram | CBOW,
-    examples: Tensor | Sequence[Tensor],
-    *,
-    epochs: int = 1,
-    batch_size: int = 512,
-    lr: float = 0.025,
-    optimizer: str = "sgd",
-    device: Device = None,
-    seed: int = 0,
-    progress: bool = True,
-) -> list[float]:
-    """Train a SkipGram or CBOW model; returns the mean loss of each epoch. Chapter 1.
-
-    examples: ``skipgram_pairs`` (P, 2) for SkipGram, ``cbow_examples`` (contexts, mask, centres)
-    for CBOW. optimizer: ``"sgd"``, ``"adam"``, or ``"hand"`` (SkipGram only: ``hand_sgd_step``,
-    the derived gradients without autograd). The model moves to ``device``; batches follow it.
-    Deterministic for a given ``seed`` (it orders the batches; seed the initialisation yourself).
-    ``course_lib.training.fit`` is not used: ``"hand"`` updates without autograd or an
-    optimizer, and the loss is summed on the device and read once an epoch (``fit`` reads
-    it every step, which waits for the device on each of word2vec's many small batches).
-    Its planned steps (a gpu check, :mod:`course_lib.step_plan`): ``epochs`` times
-    ⌈examples / batch_size⌉.
-    """
-    if isinstance(examples, Tensor) and isinstance(model, SkipGram):
-        if examples.dim() != 2 or examples.size(1) != 2:
-            raise ValueError(
-                f"skip-gram examples must be (P, 2), got {describe(examples)}"
-            )
-        examples = tuple(examples.unbind(dim=1))  # (P,), (P,)
-    if optimizer not in ("sgd", "adam", "hand"):
-        raise ValueError(
-            f"optimizer must be 'sgd', 'adam' or 'hand', got {optimizer!r}"
-        )
-    if optimizer == "hand" and not isinstance(model, SkipGram):
-        raise ValueError(
-            "optimizer='hand' exists for SkipGram only (its gradients are derived)"
-        )
-    check_positive_int(epochs, "epochs")
-    if device is not None:
-        model.to(device)
-    dev = model.V.device
-    opt = None
-    if optimizer == "sgd":
-        opt = torch.optim.SGD(model.parameters(), lr=lr)
-    elif optimizer == "adam":
-        opt = torch.optim.Adam(model.parameters(), lr=lr)
-    generator = torch.Generator().manual_seed(run_seed(seed))
-    n = examples[0].size(0)
-    history = []
-    run = step_plan.begin("train_word2vec")  # a gpu check: a few steps of them
-    if run is not None:
-        step_plan.plan_epochs(run, epochs, math.ceil(n / batch_size))
-    for epoch in range(epochs):
-        total, seen = torch.zeros((), device=dev), 0
-        bar = progress_bar(
-            batches(examples, batch_size, generator=generator),
-            total=math.ceil(n / batch_size),
-            desc=f"epoch {epoch + 1}/{epochs}",
-            disable=not progress,
-        )
-        for batch in bar:
-            batch = tuple(t.to(dev) for t in batch)  # (B, ...) each
-            if opt is None:
-                loss = hand_sgd_step(model, *batch, lr=lr)
-            else:
-                opt.zero_grad(set_to_none=True)
-                loss = model(*batch)
-                loss.backward()
-                opt.step()
-            total += loss.detach() * batch[0].size(0)
-            seen += batch[0].size(0)
-            if progress and bar.n % 100 == 0:  # reading the loss waits for the device
-                bar.set_postfix(loss=f"{total.item() / seen:.4f}")
-            if step_plan.step(run):
-                break
-        history.append(total.item() / seen)
-        if step_plan.stopped(run):
-            break
-    return history
