@@ -117,7 +117,10 @@ def train_word2vec(
     if run is not None:
         step_plan.plan_epochs(run, epochs, per_epoch)
     for epoch in range(epochs):
-        losses, weights = [], []
+        # filled in place: a list of small loss tensors would fragment the CPU heap
+        losses = torch.zeros(per_epoch, device=dev)  # (steps,) each step's mean loss
+        weights = torch.zeros(per_epoch, device=dev)  # (steps,) its predictions
+        done = 0
         bar = progress_bar(
             batches(examples, batch_size, generator=generator),
             total=per_epoch,
@@ -136,15 +139,13 @@ def train_word2vec(
                 loss, weight = _loss(model, batch)
                 loss.backward()
                 opt.step()
-            losses.append(loss.detach())
-            weights.append(torch.as_tensor(weight, device=dev))
-            step += 1
+            losses[done], weights[done] = loss.detach(), weight
+            step, done = step + 1, done + 1
             if progress and bar.n % 100 == 0:  # reading the loss waits for the device
-                bar.set_postfix(loss=f"{losses[-1].item():.4f}")
+                bar.set_postfix(loss=f"{losses[done - 1].item():.4f}")
             if step_plan.step(run):
                 break
-        step_losses = torch.stack(losses)  # (steps,)
-        w = torch.stack(weights).to(step_losses.dtype)  # (steps,)
+        step_losses, w = losses[:done], weights[:done]  # (steps,) each
         history.step_loss += step_losses.tolist()
         history.train_loss.append(((step_losses * w).sum() / w.sum()).item())
         if step_plan.stopped(run):
