@@ -220,6 +220,20 @@ class SkipGram(_Word2Vec):
     V starts uniform in ±0.5/dim and U at zero, as in word2vec's C code (so at step 0 only U moves).
     """
 
+    def _check_windows(
+        self, centre: Tensor, outside: Tensor, mask: Tensor | None
+    ) -> None:
+        self._check_ids(centre, "centre", 1)
+        self._check_ids(outside, "outside", 2)
+        if mask is None or mask.shape != outside.shape or len(outside) != len(centre):
+            raise ValueError(
+                "windows need outside (B, 2W) and a bool mask of its shape, with B centres; "
+                f"got centre {describe(centre)}, outside {describe(outside)}, "
+                f"mask {describe(mask)}"
+            )
+        if not bool(mask.any()):
+            raise ValueError("mask has no True entry: the windows hold no (c, o) pair")
+
     def logits(self, centre: Tensor) -> Tensor:
         """Scores u_wᵀ v_c for every word w: centre (B,) -> (B, V); softmax gives P(w | c)."""
         self._check_ids(centre, "centre", 1)
@@ -230,27 +244,16 @@ class SkipGram(_Word2Vec):
     ) -> Tensor:
         r"""Mean of J = -log P(o | c) over the batch's (c, o) pairs -> scalar.
 
-        centre (B,) with outside (B,): one pair each. Or outside (B, 2W) with mask (B, 2W), the
-        windows of ``word_windows``: lecture 1's J(θ) = -(1/T) Σ_t Σ_{-m≤j≤m, j≠0} log P(w_{t+j}
-        | w_t) sums over a window's outside words, which share the centre's softmax, so it is
-        computed once a window; the mean is over the real pairs (mask True), as for pairs.
+        centre (B,) with outside (B,): one pair each. Or outside (B, 2W) with mask
+        (B, 2W), the windows of ``word_windows``: lecture 1's
+        J(θ) = -(1/T) Σ_t Σ_{-m≤j≤m, j≠0} log P(w_{t+j} | w_t)
+        sums over a window's outside words, which share the centre's softmax, so it
+        is computed once a window; the mean is over the real pairs (mask True).
         """
-        self._check_ids(centre, "centre", 1)
-        if outside.dim() == 1 and mask is None:
+        if outside.dim() == 1 and mask is None:  # one (c, o) pair a row
+            self._check_ids(centre, "centre", 1)
             return naive_softmax_loss(self.V[centre], outside, self.U)
-        self._check_ids(outside, "outside", 2)
-        if (
-            mask is None
-            or mask.shape != outside.shape
-            or outside.size(0) != centre.size(0)
-        ):
-            raise ValueError(
-                "windows need outside (B, 2W) and a bool mask of its shape, with B centres; "
-                f"got centre {describe(centre)}, outside {describe(outside)}, "
-                f"mask {describe(mask)}"
-            )
-        if not bool(mask.any()):
-            raise ValueError("mask has no True entry: the windows hold no (c, o) pair")
+        self._check_windows(centre, outside, mask)
         log_y_hat = self.logits(centre).log_softmax(dim=1)  # (B, V) once per centre
         log_p = log_y_hat.gather(1, outside)  # (B, 2W)  log P(o_j | c)
         return -(log_p * mask).sum() / mask.sum()  # mean over the real pairs
