@@ -220,10 +220,13 @@ class SkipGram(_Word2Vec):
     V starts uniform in ±0.5/dim and U at zero, as in word2vec's C code (so at step 0 only U moves).
     """
 
-    def _check_windows(
+    def _check_batch(
         self, centre: Tensor, outside: Tensor, mask: Tensor | None
     ) -> None:
+        """Pairs (centre (B,), outside (B,), no mask) or windows (outside, mask (B, 2W))."""
         self._check_ids(centre, "centre", 1)
+        if isinstance(outside, Tensor) and outside.dim() == 1 and mask is None:
+            return  # pairs: naive_softmax_loss checks the outside ids
         self._check_ids(outside, "outside", 2)
         if mask is None or mask.shape != outside.shape or len(outside) != len(centre):
             raise ValueError(
@@ -250,10 +253,9 @@ class SkipGram(_Word2Vec):
         sums over a window's outside words, which share the centre's softmax, so it
         is computed once a window; the mean is over the real pairs (mask True).
         """
-        if outside.dim() == 1 and mask is None:  # one (c, o) pair a row
-            self._check_ids(centre, "centre", 1)
+        self._check_batch(centre, outside, mask)
+        if mask is None:  # one (c, o) pair a row
             return naive_softmax_loss(self.V[centre], outside, self.U)
-        self._check_windows(centre, outside, mask)
         log_y_hat = self.logits(centre).log_softmax(dim=1)  # (B, V) once per centre
         log_p = log_y_hat.gather(1, outside)  # (B, 2W)  log P(o_j | c)
         return -(log_p * mask).sum() / mask.sum()  # mean over the real pairs
