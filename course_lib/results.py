@@ -351,7 +351,8 @@ def findings(data: dict[str, Any]) -> dict[str, Any]:
         and key not in examples
         and isinstance(value, (str, bool))
     }
-    return plain | data.get(VERDICTS_KEY, {})
+    verdicts = data.get(VERDICTS_KEY, {})
+    return plain | {k: v for k, v in verdicts.items() if k not in examples}
 
 
 def run_info(chapter: str) -> dict[str, str] | None:
