@@ -62,5 +62,8 @@ def test_a_reference_folder_stands_for_seed_zero(tmp_path):
     }
     assert seeds.findings(data) == {"a": True, "d": "ahead"}
     # a comparison recorded as an example (one draw shown) is not a finding either
-    example = data | {"_examples": ["c", "e"], "_verdicts": {"d": "ahead", "e": "behind"}}
+    example = data | {
+        "_examples": ["c", "e"],
+        "_verdicts": {"d": "ahead", "e": "behind"},
+    }
     assert seeds.findings(example) == {"a": True, "d": "ahead"}

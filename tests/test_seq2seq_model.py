@@ -10,6 +10,7 @@ from course_lib.data import Vocab
 from course_lib.seq2seq import (
     Seq2Seq,
     Seq2SeqConfig,
+    attention_entropy,
     beam_error_analysis,
     seq2seq_loss,
     sequence_log_prob,
@@ -238,3 +239,44 @@ def test_token_log_probs_are_the_decoder_steps_and_sum_to_log_p():
         torch.testing.assert_close(terms[b], torch.tensor(want, dtype=torch.float64))
     with pytest.raises(ValueError, match="one target per source"):
         token_log_probs(model, src, lens, targets[:2])
+
+
+@pytest.mark.parametrize("attention", ["additive", "dot"])
+def test_attention_entropy_is_each_rows_categorical_entropy_over_log_s(attention):
+    torch.manual_seed(1)
+    cfg = Seq2SeqConfig(
+        V_SRC, V_TGT, d_emb=5, d_hidden=6, d_encoder=3, attention=attention, d_attn=4
+    )
+    model = Seq2Seq(cfg).double()
+    src, lens = _batch(seed=3, n=8)
+    lens[0] = 1  # a one-token source: log S = 0, left out
+    g = torch.Generator().manual_seed(4)
+    ys = [
+        torch.randint(4, V_TGT, (int(n),), generator=g).tolist() for n in lens % 4 + 1
+    ]
+    tgt = torch.full((len(ys), max(map(len, ys)) + 2), cfg.pad_id)
+    for b, y in enumerate(ys):  # <bos> y <eos>, then padding
+        tgt[b, : len(y) + 2] = torch.tensor([cfg.bos_id, *y, cfg.eos_id])
+    _, maps = teacher_forced(model, src, lens, ys)  # (T_b, S_b) each
+    rows = [
+        torch.distributions.Categorical(probs=row).entropy() / torch.log(s.double())
+        for m, s in zip(maps, lens)
+        if s > 1
+        for row in m
+    ]
+    want = float(torch.stack(rows).mean())
+    got = attention_entropy(model, [(src, lens, tgt)])
+    assert got == pytest.approx(want, abs=1e-12)
+    assert model.training  # its mode restored
+    # two batches: the mean over all their steps, not the mean of the two means
+    halves = [(src[:3], lens[:3], tgt[:3]), (src[3:], lens[3:], tgt[3:])]
+    assert attention_entropy(model, halves) == pytest.approx(want, abs=1e-12)
+
+
+def test_attention_entropy_rejects_a_model_without_attention_and_no_steps():
+    src, lens = _batch()
+    tgt = torch.full((src.size(0), 3), 0)
+    with pytest.raises(ValueError, match="needs a model with attention"):
+        attention_entropy(_model(None), [(src, lens, tgt)])
+    with pytest.raises(ValueError, match="no target steps"):
+        attention_entropy(_model("additive"), [(src, lens, tgt)])  # all padding

@@ -57,6 +57,7 @@ from course_lib.seq2seq.pooling import (
     train_kernel_width,
 )
 from course_lib.seq2seq.scoring import (
+    attention_entropy,
     sequence_log_prob,
     teacher_forced,
     token_log_probs,
@@ -82,6 +83,7 @@ __all__ = [
     "TranslationSplits",
     "attend",
     "attention_cost",
+    "attention_entropy",
     "average_pooling",
     "beam_error_analysis",
     "bleu_by_source_length",

@@ -6,23 +6,31 @@ hypothesis (the attention explorer), feed the output to the decoder with teacher
 
     log P(y | x) = Σ_t log P(y_t | y_<t, x),     α_t = the attention weights at step t
 
-(a sum of logs: the product of the probabilities underflows on long outputs).
+(a sum of logs: the product of the probabilities underflows on long outputs), and how
+spread out α_t is over the source, H(α_t) / log S (:func:`attention_entropy`: 0 when a
+saturated softmax puts all the weight on one position).
 
 Shape letters: B outputs, S source length, T output length (with <eos> when finished).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import torch
 from torch import Tensor
 
 from course_lib.data.batching import length_mask, pad_with_lengths
 from course_lib.seq2seq.model import Seq2Seq
+from course_lib.seq2seq.translation import Batch
 from course_lib.training import evaluating
 
-__all__ = ["sequence_log_prob", "teacher_forced", "token_log_probs"]
+__all__ = [
+    "attention_entropy",
+    "sequence_log_prob",
+    "teacher_forced",
+    "token_log_probs",
+]
 
 
 def _targets(model: Seq2Seq, targets, finished, device) -> tuple[Tensor, Tensor]:
@@ -106,3 +114,33 @@ def sequence_log_prob(
 ) -> Tensor:
     """log P(y | x) of given outputs by teacher forcing: (B,) float64."""
     return teacher_forced(model, src, src_lens, targets, finished=finished)[0]
+
+
+@torch.no_grad()
+def attention_entropy(model: Seq2Seq, batches: Iterable[Batch]) -> float:
+    r"""How spread out the attention is: the mean of H(α_t) / log S over target steps.
+
+    H(α_t) = −Σ_i α_ti log α_ti is the entropy of step t's weights over the S source
+    positions, at most log S (uniform weights); the ratio is 1 for attention spread evenly
+    and 0 for attention on one position. The steps are those of the references, fed by
+    teacher forcing (``batches`` as from ``make_batches``: src, src_lens, tgt); sources of
+    one token, where log S = 0, are left out.
+    """
+    if model.scorer is None:
+        raise ValueError(
+            "attention_entropy needs a model with attention (attention=None)"
+        )
+    total, count = 0.0, 0
+    with evaluating(model):
+        for src, src_lens, tgt in batches:
+            _, weights = model(src, src_lens, tgt[:, :-1])  # (B, T, S)
+            h = -torch.special.xlogy(weights, weights).sum(-1)  # (B, T)
+            steps = (tgt[:, 1:] != model.config.pad_id) & (src_lens[:, None] > 1)
+            ratio = h / src_lens.clamp_min(2).to(h.dtype).log()[:, None]  # (B, T)
+            total += float(ratio[steps].double().sum())
+            count += int(steps.sum())
+    if count == 0:
+        raise ValueError(
+            "attention_entropy got no target steps with a source of 2+ tokens"
+        )
+    return total / count
