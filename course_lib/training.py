@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import torch
 from torch import Tensor, nn
 from torch.optim.lr_scheduler import CosineAnnealingLR, LinearLR, LRScheduler
@@ -39,6 +40,17 @@ class History:
     step_loss: list[float] = field(default_factory=list)
     grad_norm: list[float] = field(default_factory=list)
     seconds: float = 0.0
+
+    def running_loss(self, width: int) -> tuple[np.ndarray, np.ndarray]:
+        """The mean of each ``width`` consecutive step losses, and the step (from 1) that ends
+        each window: the curve to plot beside the noisy step losses (1 <= width <= steps)."""
+        n = len(self.step_loss)
+        if isinstance(width, bool) or not isinstance(width, int) or not 1 <= width <= n:
+            raise ValueError(
+                f"width must be an int in 1..{n} (the steps run); got {width!r}"
+            )
+        means = np.convolve(self.step_loss, np.ones(width) / width, mode="valid")
+        return np.arange(width, n + 1), means  # (n - width + 1,) each
 
     def as_dict(self) -> dict[str, list[float]]:
         """The per-epoch curves, ready for ``viz.training_curves``."""

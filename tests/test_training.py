@@ -1,3 +1,4 @@
+import numpy as np
 import pytest
 import torch
 from torch import nn
@@ -271,3 +272,19 @@ def test_fit_rejects_a_max_steps_that_is_not_positive(bad):
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     with pytest.raises(ValueError, match="max_steps must be a positive integer"):
         fit(model, _data(), optimizer=opt, max_steps=bad, progress=False)
+
+
+def test_running_loss_is_each_windows_mean_ending_at_its_step():
+    losses = [5.0, 3.0, 4.0, 1.0, 2.0, 0.5]
+    hist = History(step_loss=losses)
+    steps, means = hist.running_loss(3)
+    assert steps.tolist() == [3, 4, 5, 6]
+    want = [
+        sum(losses[end - 3 : end]) / 3 for end in steps
+    ]  # the window ending at step
+    np.testing.assert_allclose(means, want, rtol=0, atol=1e-12)
+    steps1, means1 = hist.running_loss(1)  # width 1: the losses themselves
+    assert steps1.tolist() == [1, 2, 3, 4, 5, 6] and means1.tolist() == losses
+    for bad in (0, 7, 2.5, True):
+        with pytest.raises(ValueError, match="width must be an int in 1..6"):
+            hist.running_loss(bad)
