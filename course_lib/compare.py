@@ -12,7 +12,9 @@ size"). The standard error comes from what makes the numbers noisy:
   bootstrap over the test items both systems were scored on, ``scipy.stats.bootstrap``
   (:func:`compare_bootstrap`; Koehn, 2004, for BLEU);
 - a number that changes with the training run more than with the test items: the spread over
-  training seeds, :math:`s / \sqrt{k}` for :math:`k` seeds (:func:`compare_seeds`).
+  training seeds, :math:`s / \sqrt{k}` for :math:`k` seeds (:func:`compare_seeds`);
+- accuracies of runs with several seeds each on the same test items: both noises
+  (:func:`compare_runs`).
 
 ``record(chapter, name, comparison)`` glues the comparison's :attr:`Comparison.text`
 ("ahead by 3.1 points, ±1.6") and keeps its :attr:`Comparison.verdict` word, which ``make
@@ -34,6 +36,7 @@ __all__ = [
     "compare",
     "compare_bootstrap",
     "compare_proportions",
+    "compare_runs",
     "compare_seeds",
 ]
 
@@ -237,4 +240,39 @@ def compare_seeds(
         se_a=a.std(ddof=1) / math.sqrt(a.size),
         se_b=b.std(ddof=1) / math.sqrt(b.size),
         **style,
+    )
+
+
+def compare_runs(
+    correct_a: Sequence[Sequence[float]] | np.ndarray,
+    correct_b: Sequence[Sequence[float]] | np.ndarray,
+    **style,
+) -> Comparison:
+    r"""Two systems each trained with several seeds and scored on the same test items:
+    ``correct_a`` (k_a, n) and ``correct_b`` (k_b, n), 1 where a run got item i right.
+
+    Each accuracy is the mean over its seeds. The standard error of their difference adds
+    both noises in quadrature: the test items' (the paired :math:`s_d/\sqrt{n}` of the
+    per-item differences of the seed means) and the seeds' (each mean's :math:`s/\sqrt{k}`
+    over its seeds' accuracies). Shown in points (×100) unless ``style`` says otherwise.
+    """
+    a, b = np.asarray(correct_a, dtype=float), np.asarray(correct_b, dtype=float)
+    if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[1]:
+        raise ValueError(
+            f"need (seeds, items) arrays on the same items; got {a.shape} and {b.shape}"
+        )
+    if min(a.shape[0], b.shape[0]) < 2 or a.shape[1] < 2:
+        raise ValueError(
+            f"need at least 2 seeds and 2 items each; got {a.shape} and {b.shape}"
+        )
+    d = a.mean(0) - b.mean(0)  # (n,) per-item difference of the seed means
+    se_items = d.std(ddof=1) / math.sqrt(d.size)
+    acc_a, acc_b = a.mean(1), b.mean(1)  # (k,) each seed's accuracy
+    se_seeds = math.hypot(
+        acc_a.std(ddof=1) / math.sqrt(acc_a.size),
+        acc_b.std(ddof=1) / math.sqrt(acc_b.size),
+    )
+    style = {"scale": 100.0, "unit": "points"} | style
+    return compare(
+        acc_a.mean(), acc_b.mean(), se=math.hypot(se_items, se_seeds), **style
     )

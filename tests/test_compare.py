@@ -128,3 +128,35 @@ def test_record_glues_the_text_and_keeps_the_verdict(tmp_path, monkeypatch):
     assert results.load("ch04") == {"w2v": c.text}
     results.record("ch04", "w2v", 0.5, glue=False)  # no longer a comparison
     assert "_verdicts" not in json.loads((tmp_path / "ch04.json").read_text())
+
+
+def test_compare_runs_adds_the_items_and_the_seeds_noise():
+    rng = np.random.default_rng(0)
+    a = (rng.random((3, 200)) < 0.8).astype(float)
+    b = (rng.random((2, 200)) < 0.7).astype(float)
+    c = compare.compare_runs(a, b)
+    d = a.mean(0) - b.mean(0)
+    se_items = d.std(ddof=1) / np.sqrt(200)
+    se_seeds = np.hypot(
+        a.mean(1).std(ddof=1) / np.sqrt(3), b.mean(1).std(ddof=1) / np.sqrt(2)
+    )
+    assert c.a == pytest.approx(a.mean()) and c.b == pytest.approx(b.mean())
+    assert c.se == pytest.approx(np.hypot(se_items, se_seeds))
+    assert c.scale == 100 and c.unit == "points"
+
+
+def test_compare_runs_with_identical_seeds_is_the_paired_item_error():
+    # every seed the same run: no seed noise, and the paired error of a mean of items
+    a = np.tile([1, 1, 0, 1, 0, 1, 1, 1], (2, 1))
+    b = np.tile([1, 0, 0, 1, 0, 0, 1, 1], (3, 1))
+    d = a[0] - b[0]
+    c = compare.compare_runs(a, b)
+    assert c.se == pytest.approx(d.std(ddof=1) / np.sqrt(8))
+    assert c.difference == pytest.approx(d.mean())
+
+
+def test_compare_runs_refuses_what_it_cannot_measure():
+    with pytest.raises(ValueError, match="same items"):
+        compare.compare_runs(np.ones((2, 5)), np.ones((2, 6)))
+    with pytest.raises(ValueError, match="at least 2 seeds"):
+        compare.compare_runs(np.ones((1, 5)), np.ones((2, 5)))
