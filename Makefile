@@ -17,7 +17,7 @@ endif
 export COURSE_LIB_DATA
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: help install book book-all chapter _chapter gpu-check seeds test-newest test unit notebooks notebooks-sync diagrams duplicates book-check lint clean
+.PHONY: help install book book-all chapter _chapter gpu-check seeds checkpoints test-newest test unit notebooks notebooks-sync diagrams duplicates book-check lint clean
 
 help:
 	@echo "make book   build the HTML book (profile: COURSE_PROFILE=smoke|cpu|gpu, default gpu with CUDA else cpu)"
@@ -25,6 +25,7 @@ help:
 	@echo "make chapter N=09   build one chapter's page (and the book's other pages)"
 	@echo "make gpu-check   every chapter with the gpu sizes, a few steps each, on the CPU"
 	@echo "make seeds N=09   a chapter (or N=all) again with seeds 1 and 2: the asserts and verdicts that do not hold"
+	@echo "make checkpoints   make the committed checkpoints again with their recipes (an hour each on a CPU thread)"
 	@echo "make test   unit tests, notebooks under nbval (smoke profile) and the book build check"
 	@echo "make diagrams   draw the book's diagrams into book/diagrams/*.svg"
 	@echo "make duplicates   the duplicates command over course_lib, tests, tools and the chapters' code"
@@ -144,6 +145,14 @@ SEEDS ?= 1 2
 seeds: $(STAMP)
 	@test -n "$(N)" || { echo "usage: make seeds N=09 (or N=all)"; exit 2; }
 	$(BIN)/python tools/seeds.py $(N) --seeds $(SEEDS) --jobs $(BOOK_JOBS)
+
+# The checkpoints a chapter loads where its budget cannot train them (course_lib/checkpoints/):
+# each made again by its recipe on this machine's device, the weights and their record written
+# into course_lib/checkpoints/weights/. About an hour each on one CPU thread, minutes on a GPU.
+checkpoints: $(STAMP)
+	for name in $$($(BIN)/python -c 'from course_lib.checkpoints import RECIPES; print(*RECIPES)'); do \
+	  $(BIN)/python -m course_lib.checkpoints train $$name; \
+	done
 
 # What a Colab user's first cell installs: `pip install .` into a fresh environment, with the
 # newest versions pyproject.toml's ranges allow (not requirements.txt's pins), then the unit

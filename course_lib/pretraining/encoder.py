@@ -1,14 +1,16 @@
 r"""A BERT-style encoder: masked-LM pretraining and a classification head. Chapter 9.
 
-Devlin et al. (2019); CS224N lecture 9. Token embeddings + learned positions -> L pre-LN
+Devlin et al. (2019); CS224N lecture 9. Token embeddings + learned positions (started as
+sinusoids, see ``Encoder``) -> L pre-LN
 encoder blocks (Chapter 8's :class:`~course_lib.transformer.EncoderLayer`, bidirectional
 self-attention with a padding mask) -> a final LayerNorm -> hidden states h_1 … h_T.
 
 - Masked LM head: logits = LN(GELU(h W + b)) Eᵀ (output tied to the embeddings E);
   the loss is the cross-entropy at the selected positions only
   (:func:`~course_lib.pretraining.masked_lm.mask_tokens` gives inputs and labels).
-- Classification (fine-tuning): softmax(W_c h_[CLS] + b_c), h_[CLS] the state of the first
-  token, every weight trained (or, from random weights, the same architecture from scratch).
+- Classification (fine-tuning): softmax(W_c h + b_c), h the state of the first token,
+  [CLS], or the mean of the real tokens' states; every weight trained (or, from random
+  weights, the same architecture from scratch).
 
 Shape legend: B batch, T length, D model width, H heads, V vocabulary, C classes, L layers,
 M selected (masked-LM) positions.
@@ -30,9 +32,12 @@ from course_lib.pretraining.common import (
 from course_lib.pretraining.masked_lm import IGNORE
 from course_lib.transformer.layers import EncoderLayer
 from course_lib.transformer.masks import padding_mask
+from course_lib.transformer.positional import sinusoidal_encoding
 from course_lib.transformer.token_ids import check_token_ids
 
-__all__ = ["Encoder", "EncoderConfig", "SequenceClassifier"]
+__all__ = ["POOLING", "Encoder", "EncoderConfig", "SequenceClassifier"]
+
+POOLING = ("cls", "mean")  # which state a SequenceClassifier reads the label from
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,12 @@ class Encoder(nn.Module):
         self.embed, self.pos, self.blocks, self.norm = embeddings_and_blocks(
             c, EncoderLayer, device
         )
+        # Order reaches a bidirectional encoder through the positions alone. They enter
+        # beside tokens scaled by √D (std 1): learned positions started at std 0.02 are
+        # 50 times weaker, and the encoder trains as a bag of words. They start as
+        # Vaswani's sinusoids instead (amplitude 1), and learn from there.
+        with torch.no_grad():
+            self.pos.table.weight.copy_(sinusoidal_encoding(c.max_len, c.d_model))
         self.mlm_transform = nn.Linear(c.d_model, c.d_model, device=device)
         self.mlm_norm = nn.LayerNorm(c.d_model, device=device)
 
@@ -103,19 +114,28 @@ class Encoder(nn.Module):
 
 
 class SequenceClassifier(nn.Module):
-    """An :class:`Encoder` plus softmax(W_c h_[CLS] + b_c): fine-tuning for a label."""
+    """An :class:`Encoder` plus softmax(W_c h + b_c): fine-tuning for a label.
+
+    ``pooling`` says which h: ``"cls"``, the state of [CLS] (BERT, whose next-sentence
+    objective trained it), or ``"mean"``, the mean of the real tokens' states, which an
+    encoder pretrained by masked LM alone, whose [CLS] state no objective trained, carries
+    more of what it learned into (Reimers & Gurevych, 2019, for sentence vectors).
+    """
 
     def __init__(
         self,
         encoder: Encoder,
         n_classes: int,
         *,
+        pooling: str = "cls",
         device: torch.device | str | None = None,
     ):
         super().__init__()
         if not isinstance(n_classes, int) or n_classes < 2:
             raise ValueError(f"n_classes must be an int >= 2; got {n_classes!r}")
-        self.encoder = encoder
+        if pooling not in POOLING:
+            raise ValueError(f"pooling must be one of {POOLING}; got {pooling!r}")
+        self.encoder, self.pooling = encoder, pooling
         self.dropout = nn.Dropout(encoder.config.dropout)
         self.head = nn.Linear(encoder.config.d_model, n_classes, device=device)
 
@@ -124,7 +144,11 @@ class SequenceClassifier(nn.Module):
         padding mask comes from ``pad_id``); it is accepted so that every sentence
         classifier is called alike (:func:`course_lib.sentiment.train_classifier`)."""
         hidden, _ = self.encoder(tokens)  # (B, T, D)
-        return self.head(self.dropout(hidden[:, 0]))  # (B, C)
+        if self.pooling == "cls":
+            return self.head(self.dropout(hidden[:, 0]))  # (B, C)
+        real = (tokens != self.encoder.config.pad_id).unsqueeze(-1)  # (B, T, 1)
+        mean = (hidden * real).sum(1) / real.sum(1)  # (B, D) over the real tokens
+        return self.head(self.dropout(mean))  # (B, C)
 
     def loss(self, tokens: Tensor, labels: Tensor) -> Tensor:
         """Cross-entropy of the labels (B,)."""
