@@ -4,7 +4,8 @@
     {"compare", "step_plan"},
 classifier) sits below ``embeddings`` (Chapters 1-2), which evaluates its vectors extrinsically
 with Chapter 3's window classifier; ``rnn`` (the cells, Chapters 5-6) sits below the language
-models and the classifiers built from them. Widgets and exercises are at the top.
+models and the classifiers built from them; ``checkpoints`` sits above the models it trains
+and saves. Widgets and exercises are at the top.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ LAYERS = [
     {"seq2seq"},
     {"transformer"},
     {"subwords", "pretraining"},
+    {"checkpoints"},
     {"speech"},
     {"widgets", "exercises", "diagrams"},
 ]
