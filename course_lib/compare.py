@@ -38,6 +38,7 @@ __all__ = [
     "compare_proportions",
     "compare_runs",
     "compare_seeds",
+    "runs_accuracy",
 ]
 
 WITHIN = "within the noise"
@@ -256,23 +257,42 @@ def compare_runs(
     per-item differences of the seed means) and the seeds' (each mean's :math:`s/\sqrt{k}`
     over its seeds' accuracies). Shown in points (×100) unless ``style`` says otherwise.
     """
-    a, b = np.asarray(correct_a, dtype=float), np.asarray(correct_b, dtype=float)
-    if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[1]:
+    a, b = _runs(correct_a), _runs(correct_b)
+    if a.shape[1] != b.shape[1]:
         raise ValueError(
             f"need (seeds, items) arrays on the same items; got {a.shape} and {b.shape}"
         )
-    if min(a.shape[0], b.shape[0]) < 2 or a.shape[1] < 2:
-        raise ValueError(
-            f"need at least 2 seeds and 2 items each; got {a.shape} and {b.shape}"
-        )
     d = a.mean(0) - b.mean(0)  # (n,) per-item difference of the seed means
     se_items = d.std(ddof=1) / math.sqrt(d.size)
-    acc_a, acc_b = a.mean(1), b.mean(1)  # (k,) each seed's accuracy
-    se_seeds = math.hypot(
-        acc_a.std(ddof=1) / math.sqrt(acc_a.size),
-        acc_b.std(ddof=1) / math.sqrt(acc_b.size),
-    )
+    se_seeds = math.hypot(_seeds_se(a), _seeds_se(b))
     style = {"scale": 100.0, "unit": "points"} | style
-    return compare(
-        acc_a.mean(), acc_b.mean(), se=math.hypot(se_items, se_seeds), **style
-    )
+    return compare(a.mean(), b.mean(), se=math.hypot(se_items, se_seeds), **style)
+
+
+def runs_accuracy(
+    correct: Sequence[Sequence[float]] | np.ndarray,
+) -> tuple[float, float]:
+    r"""One system's accuracy over its seeds' runs, ``correct`` (k, n) as in
+    :func:`compare_runs`, and its standard error from the same two noises: the test items'
+    (:math:`s/\sqrt{n}` of the per-item seed means) and the seeds' (:math:`s/\sqrt{k}`),
+    in quadrature. For error bars beside a comparison made by :func:`compare_runs`."""
+    runs = _runs(correct)
+    per_item = runs.mean(0)  # (n,)
+    se_items = per_item.std(ddof=1) / math.sqrt(per_item.size)
+    return float(runs.mean()), math.hypot(se_items, _seeds_se(runs))
+
+
+def _runs(correct: Sequence[Sequence[float]] | np.ndarray) -> np.ndarray:
+    """``correct`` as a (seeds, items) float array, at least 2 of each."""
+    runs = np.asarray(correct, dtype=float)
+    if runs.ndim != 2:
+        raise ValueError(f"need a (seeds, items) array; got shape {runs.shape}")
+    if runs.shape[0] < 2 or runs.shape[1] < 2:
+        raise ValueError(f"need at least 2 seeds and 2 items; got shape {runs.shape}")
+    return runs
+
+
+def _seeds_se(runs: np.ndarray) -> float:
+    """The seeds' part of the error: s/sqrt(k) of the k runs' accuracies."""
+    accs = runs.mean(1)  # (k,)
+    return float(accs.std(ddof=1) / math.sqrt(accs.size))

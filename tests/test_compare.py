@@ -160,3 +160,20 @@ def test_compare_runs_refuses_what_it_cannot_measure():
         compare.compare_runs(np.ones((2, 5)), np.ones((2, 6)))
     with pytest.raises(ValueError, match="at least 2 seeds"):
         compare.compare_runs(np.ones((1, 5)), np.ones((2, 5)))
+
+
+def test_runs_accuracy_has_the_same_two_noises_as_compare_runs():
+    rng = np.random.default_rng(1)
+    a = (rng.random((4, 300)) < 0.75).astype(float)
+    mean, se = compare.runs_accuracy(a)
+    se_items = a.mean(0).std(ddof=1) / np.sqrt(300)
+    se_seeds = a.mean(1).std(ddof=1) / np.sqrt(4)
+    assert mean == pytest.approx(a.mean())
+    assert se == pytest.approx(np.hypot(se_items, se_seeds))
+    # against a system right everywhere (no noise of its own), compare_runs' error is the same
+    c = compare.compare_runs(a, np.ones((2, 300)))
+    assert c.se == pytest.approx(se)
+    with pytest.raises(ValueError, match="at least 2 seeds"):
+        compare.runs_accuracy(np.ones((1, 5)))
+    with pytest.raises(ValueError, match="seeds, items"):
+        compare.runs_accuracy(np.ones(5))

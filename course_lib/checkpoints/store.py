@@ -81,6 +81,11 @@ class Loaded(NamedTuple):
     record: dict
 
 
+def _folder(directory: str | os.PathLike | None) -> Path:
+    """Where checkpoints live: ``directory``, or the package's ``weights/`` folder."""
+    return Path(directory) if directory is not None else WEIGHTS
+
+
 def _paths(name: str, directory: Path) -> tuple[Path, Path, Path]:
     return (
         directory / f"{name}.pt",
@@ -213,7 +218,7 @@ def save_pretrained(
 ) -> Path:
     """Write ``name``'s three files (the record last, so a record always describes the
     files beside it); returns the record's path. ``how``: :func:`record_of`'s keywords."""
-    folder = Path(directory) if directory is not None else WEIGHTS
+    folder = _folder(directory)
     folder.mkdir(parents=True, exist_ok=True)
     weights, tok_path, record_path = _paths(name, folder)
     state = {
@@ -247,7 +252,7 @@ def _record(name: str, folder: Path) -> dict:
 def verify(name: str, directory: str | os.PathLike | None = None) -> list[str]:
     """What is wrong with checkpoint ``name``: a file whose sha256 is not the recorded
     one, modules changed since it was made. An empty list: it is sound and current."""
-    folder = Path(directory) if directory is not None else WEIGHTS
+    folder = _folder(directory)
     record = _record(name, folder)
     weights, tok_path, _ = _paths(name, folder)
     problems = [
@@ -268,7 +273,7 @@ def load_pretrained(
     """Checkpoint ``name`` with both files' sha256 checked (a mismatch raises); the
     encoder in float32 on ``device``, in eval mode. A checkpoint whose code has changed
     since loads with a warning (the test suite fails on it)."""
-    folder = Path(directory) if directory is not None else WEIGHTS
+    folder = _folder(directory)
     record = _record(name, folder)
     weights, tok_path, _ = _paths(name, folder)
     for key, path in (("weights", weights), ("tokenizer", tok_path)):
@@ -304,7 +309,7 @@ def restamp(
         raise ValueError(
             f"steps must be an int >= {LOG_EVERY} (one logged mean); got {steps!r}"
         )
-    folder = Path(directory) if directory is not None else WEIGHTS
+    folder = _folder(directory)
     record = _record(name, folder)
     problems = [p for p in verify(name, folder) if not p.startswith("stale")]
     if dataclasses.asdict(RECIPES[name]) != record["recipe"]:
