@@ -106,11 +106,13 @@ class MLMRecipe:
         )
 
 
-# The checkpoints the course makes, by name: the encoder of Chapter 9's fine-tuning, and
-# its control, the same run on WikiText-2 alone (the same tokenizer, the same steps)
+# The checkpoints the course makes, by name: the encoder of Chapter 9's fine-tuning; its
+# control, the same run on WikiText-2 alone (the same tokenizer, the same steps); and the
+# same run as the first for twice the steps (its schedule stretched to them)
 RECIPES: dict[str, MLMRecipe] = {
     "mlm_encoder": MLMRecipe(),
     "mlm_encoder_wiki": MLMRecipe(text_sst=0),
+    "mlm_encoder_long": MLMRecipe(steps=16_000),
 }
 
 
