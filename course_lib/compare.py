@@ -238,8 +238,8 @@ def compare_seeds(
     return compare(
         a.mean(),
         b.mean(),
-        se_a=a.std(ddof=1) / math.sqrt(a.size),
-        se_b=b.std(ddof=1) / math.sqrt(b.size),
+        se_a=_mean_se(a),
+        se_b=_mean_se(b),
         **style,
     )
 
@@ -264,7 +264,7 @@ def compare_runs(
         )
     d = a.mean(0) - b.mean(0)  # (n,) per-item difference of the seed means
     se_items = d.std(ddof=1) / math.sqrt(d.size)
-    se_seeds = math.hypot(_seeds_se(a), _seeds_se(b))
+    se_seeds = math.hypot(_mean_se(a.mean(1)), _mean_se(b.mean(1)))  # seeds' accuracies
     style = {"scale": 100.0, "unit": "points"} | style
     return compare(a.mean(), b.mean(), se=math.hypot(se_items, se_seeds), **style)
 
@@ -279,7 +279,7 @@ def runs_accuracy(
     runs = _runs(correct)
     per_item = runs.mean(0)  # (n,)
     se_items = per_item.std(ddof=1) / math.sqrt(per_item.size)
-    return float(runs.mean()), math.hypot(se_items, _seeds_se(runs))
+    return float(runs.mean()), math.hypot(se_items, _mean_se(runs.mean(1)))
 
 
 def _runs(correct: Sequence[Sequence[float]] | np.ndarray) -> np.ndarray:
@@ -292,7 +292,6 @@ def _runs(correct: Sequence[Sequence[float]] | np.ndarray) -> np.ndarray:
     return runs
 
 
-def _seeds_se(runs: np.ndarray) -> float:
-    """The seeds' part of the error: s/sqrt(k) of the k runs' accuracies."""
-    accs = runs.mean(1)  # (k,)
-    return float(accs.std(ddof=1) / math.sqrt(accs.size))
+def _mean_se(values: np.ndarray) -> float:
+    """The standard error of the mean of k seeds' values, s/sqrt(k)."""
+    return float(values.std(ddof=1) / math.sqrt(values.size))
