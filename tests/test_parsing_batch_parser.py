@@ -130,6 +130,9 @@ def test_train_parser_keeps_the_epoch_with_the_best_dev_uas(sentences):
     uas = [s.uas for s in trained.dev_scores]
     assert len(uas) == 4 and trained.best_epoch == uas.index(max(uas)) + 1
     assert attachment_scores(dev, trained.parse(dev)).uas == max(uas)
+    # each epoch's dev trees are kept, and score as that epoch's dev UAS
+    assert len(trained.dev_parses) == 4
+    assert [attachment_scores(dev, p).uas for p in trained.dev_parses] == uas
     with pytest.raises(ValueError, match="optimizer must be 'adam' or 'adagrad'"):
         train_parser(sentences, optimizer="sgd")
     with pytest.raises(ValueError, match="word_dropout must be >= 0"):
@@ -227,3 +230,30 @@ def test_train_parser_starts_from_word_vectors(sentences):
         ).word_vector_coverage
         == 0.0
     )
+
+
+def test_vector_vocab_reads_words_the_treebank_lacks(sentences):
+    words = ["the", "zebra", "quokka"]
+    vectors = torch.randn(3, 8, generator=torch.Generator().manual_seed(0))
+    kw = dict(epochs=1, hidden=16, embed_dim=8, min_freq=1, progress=False, seed=0)
+    trained = train_parser(
+        sentences, word_vectors=(words, vectors), vector_vocab=True, **kw
+    )
+    tokens = trained.vocabs.words
+    assert tokens.tokens[-2:] == ("zebra", "quokka") and "zebra" in tokens
+    # rows the training never uses keep their rescaled vectors exactly, however strong the
+    # weight decay: the word embeddings take none (under Adam, L2 alone would shrink them)
+    decayed = train_parser(
+        sentences,
+        word_vectors=(words, vectors),
+        vector_vocab=True,
+        weight_decay=1.0,
+        **kw,
+    )
+    for run in (trained, decayed):
+        table = run.model.word_embed.weight.detach()
+        ratio = table[[tokens.index("zebra"), tokens.index("quokka")]] / vectors[1:]
+        assert ratio.min() > 0
+        torch.testing.assert_close(ratio, torch.full_like(ratio, ratio[0, 0].item()))
+    with pytest.raises(ValueError, match="needs word_vectors"):
+        train_parser(sentences, vector_vocab=True, **kw)

@@ -142,3 +142,21 @@ def test_encode_checks_lengths_and_lowercases(vocabs):
     w, t = vocabs.encode(["THE", "Cat"], ["DET", "NOUN"])
     assert w.tolist() == [ROOT_ID, W["the"], W["cat"]]
     assert t.tolist() == [ROOT_ID, T["DET"], T["NOUN"]]
+
+
+def test_extra_words_get_rows_after_the_counted_ones():
+    plain = build_vocabs([SENTENCE], min_freq=1)
+    extra = build_vocabs(
+        [SENTENCE], min_freq=1, extra_words=["Zebra", "the", "zebra", "yak"]
+    )
+    counted = plain.words.tokens
+    assert extra.words.tokens == (*counted, "zebra", "yak")  # lower-cased, once each
+    assert extra.words["zebra"] != UNK and plain.words["zebra"] == UNK
+    assert extra.words.counts["zebra"] == 0
+    # a word below min_freq keeps its training count (word dropout reads it)
+    rare = build_vocabs([SENTENCE], min_freq=5, extra_words=[SENTENCE.words[0]])
+    first = SENTENCE.words[0].lower()
+    assert rare.words[first] != UNK
+    assert rare.words.counts[first] == sum(w.lower() == first for w in SENTENCE.words)
+    with pytest.raises(TypeError, match="not one string"):
+        build_vocabs([SENTENCE], extra_words="zebra")

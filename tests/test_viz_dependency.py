@@ -48,3 +48,14 @@ def test_phrase_tree_puts_each_phrase_over_its_words():
     plt.close(ax.figure)
     with pytest.raises(ValueError, match="at least one child"):
         phrase_tree(("S",))
+
+
+def test_highlighted_arcs_are_red_and_thicker():
+    ax = dependency_arcs(EV["words"], EV["gold_heads"], highlight={3, 4})
+    by_width = {p.get_linewidth(): to_rgba(p.get_edgecolor()) for p in ax.patches}
+    widths = sorted(p.get_linewidth() for p in ax.patches)
+    assert widths == [1.2, 1.2, 1.2, 2.4, 2.4]
+    assert by_width[2.4] == to_rgba(WRONG_HEAD)
+    plt.close(ax.figure)
+    with pytest.raises(ValueError, match="highlight holds words 1..5"):
+        dependency_arcs(EV["words"], EV["gold_heads"], highlight={6})

@@ -28,10 +28,14 @@ from course_lib.parsing.cues import (
     seen_pair_share,
 )
 from course_lib.parsing.evaluation import (
+    ERROR_TYPES,
     LECTURE_EVAL_EXAMPLE,
     AttachmentScores,
+    ErrorTypeRow,
     RelationRow,
     attachment_scores,
+    error_types,
+    head_hits,
     relation_errors,
 )
 from course_lib.parsing.features import (
@@ -42,7 +46,12 @@ from course_lib.parsing.features import (
     config_features,
 )
 from course_lib.parsing.model import ChenManningParser, ParserConfig
-from course_lib.parsing.oracle import NonProjectiveError, oracle_trace, static_oracle
+from course_lib.parsing.oracle import (
+    NonProjectiveError,
+    oracle_next,
+    oracle_trace,
+    static_oracle,
+)
 from course_lib.parsing.projectivity import (
     check_tree,
     count_nonprojective,
@@ -70,6 +79,7 @@ from course_lib.parsing.transitions import (
 )
 
 __all__ = [
+    "ERROR_TYPES",
     "FEATURE_NAMES",
     "LECTURE_EVAL_EXAMPLE",
     "LECTURE_EXAMPLE",
@@ -79,6 +89,7 @@ __all__ = [
     "BatchConfigurations",
     "ChenManningParser",
     "Configuration",
+    "ErrorTypeRow",
     "IllegalTransitionError",
     "NonProjectiveError",
     "Parse",
@@ -99,11 +110,14 @@ __all__ = [
     "config_features",
     "count_nonprojective",
     "crossing_arcs",
+    "error_types",
     "gold_arcs",
+    "head_hits",
     "interior_share",
     "is_projective",
     "load_word_vectors",
     "oracle_examples",
+    "oracle_next",
     "oracle_parse",
     "oracle_trace",
     "pair_counts",

@@ -10,7 +10,7 @@ UAS/LAS (``course_lib.parsing.evaluation``). ``course_lib.widgets.parser``'s
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from matplotlib.axes import Axes
 from matplotlib.patches import PathPatch
@@ -65,6 +65,7 @@ def dependency_arcs(
     *,
     gold_heads: Sequence[int] | None = None,
     gold_labels: Sequence[str] | None = None,
+    highlight: Iterable[int] = (),
     title: str | None = None,
 ) -> Axes:
     """Draw a dependency tree as arcs above the words (head → dependent, arrow at the dependent).
@@ -72,7 +73,8 @@ def dependency_arcs(
     heads[i - 1] is the head of word i (0 = ROOT, drawn at the left; −1 = none yet, no arc).
     With ``gold_heads``, the gold arcs are drawn below in grey and each arc above is coloured:
     green when head and label match the gold, orange when only the head does, red otherwise.
-    Returns the Axes. Chapter 4.
+    highlight: dependents (1-based) whose arcs above are drawn in red, thicker (without gold
+    heads), e.g. the arcs that cross. Returns the Axes. Chapter 4.
     """
     n = len(words)
     if len(heads) != n or (labels is not None and len(labels) != n):
@@ -82,6 +84,9 @@ def dependency_arcs(
         )
     if gold_heads is not None and len(gold_heads) != n:
         raise ValueError(f"gold_heads needs {n} entries, got {len(gold_heads)}")
+    marked = set(highlight)
+    if marked - set(range(1, n + 1)):
+        raise ValueError(f"highlight holds words 1..{n}, got {sorted(marked)}")
     tokens = ["ROOT", *map(str, words)]
     fontsize = 10.0
     if ax is None:
@@ -98,7 +103,9 @@ def dependency_arcs(
             **centred,
         )
 
-    def arc(h: int, d: int, label: str, colour: str, below: bool) -> float:
+    def arc(
+        h: int, d: int, label: str, colour: str, below: bool, lw: float = 1.2
+    ) -> float:
         """A cubic Bézier from head to dependent, ``height`` high (it peaks at 3/4 of lift)."""
         sign, height = (-1.0 if below else 1.0), 0.35 + 0.4 * abs(h - d) ** 0.5
         y0, lift = sign * 0.22, sign * height * 4 / 3
@@ -108,7 +115,7 @@ def dependency_arcs(
             [Path.MOVETO, Path.CURVE4, Path.CURVE4, Path.CURVE4],
         )
         ax.add_patch(
-            PathPatch(path, fc="none", ec=colour, lw=1.2, ls="--" if below else "-")
+            PathPatch(path, fc="none", ec=colour, lw=lw, ls="--" if below else "-")
         )
         ax.plot([xd], [y0], marker="^" if below else "v", ms=5, color=colour)
         if label:
@@ -136,7 +143,7 @@ def dependency_arcs(
         if int(h) < 0:
             continue
         label = labels[d - 1] if labels is not None else ""
-        colour = "#1f2328"
+        colour = WRONG_HEAD if d in marked else "#1f2328"
         if gold_heads is not None:
             same = gold_labels is None or labels is None or gold_labels[d - 1] == label
             colour = (
@@ -146,7 +153,8 @@ def dependency_arcs(
                 if same
                 else WRONG_LABEL
             )
-        top = max(top, arc(int(h), d, label, colour, below=False))
+        lw = 2.4 if d in marked else 1.2
+        top = max(top, arc(int(h), d, label, colour, below=False, lw=lw))
     bottom = 0.5
     if gold_heads is not None:
         for d, h in enumerate(gold_heads, start=1):

@@ -1,4 +1,4 @@
-r"""Attachment scores: UAS, LAS, with and without punctuation; a per-relation table. Chapter 4.
+r"""Attachment scores: UAS, LAS, with and without punctuation; errors by relation and kind. Ch. 4.
 
 CS224N lecture 4 ("Evaluation of dependency parsing"): compare each word's predicted head (and
 label) with the gold one,
@@ -11,28 +11,40 @@ and 2 of 5 (head, label) pairs right (LAS 40 %): :data:`LECTURE_EVAL_EXAMPLE`. S
 micro-averaged over all words of all sentences, as in the CoNLL shared tasks. Without
 punctuation, words whose gold deprel is ``punct`` or whose gold UPOS is ``PUNCT`` are left out
 (UD attaches punctuation by convention, so it is often excluded, as Chen & Manning do on the PTB).
+
+:func:`error_types` sorts the head errors into the kinds of attachment CS224N's parser
+assignment asks students to find by hand (prepositional-phrase, clause, modifier and
+coordination attachment), plus punctuation and the rest, read off each word's gold UD
+relation (:data:`ERROR_TYPES`).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+import numpy as np
+
 __all__ = [
     "LECTURE_EVAL_EXAMPLE",
+    "ERROR_TYPES",
     "AttachmentScores",
+    "ErrorTypeRow",
     "RelationRow",
     "attachment_scores",
+    "error_types",
+    "head_hits",
     "relation_errors",
 ]
 
-# CS224N lecture 4: gold and parsed trees of "She saw the video lecture" (UAS 4/5, LAS 2/5).
+# CS224N lecture 4: gold and parsed trees of "She saw the video lecture" (UAS 4/5, LAS 2/5);
+# the lecture's Stanford-Dependencies label nn is UD's compound.
 LECTURE_EVAL_EXAMPLE = {
     "words": ("She", "saw", "the", "video", "lecture"),
     "gold_heads": (2, 0, 5, 5, 2),
-    "gold_deprels": ("nsubj", "root", "det", "nn", "obj"),
+    "gold_deprels": ("nsubj", "root", "det", "compound", "obj"),
     "pred_heads": (2, 0, 4, 5, 2),
     "pred_deprels": ("nsubj", "root", "det", "nsubj", "ccomp"),
 }
@@ -117,6 +129,43 @@ def attachment_scores(
     return AttachmentScores(heads / n, both / n, n, heads, both)
 
 
+def head_hits(
+    gold: Sequence,
+    predicted: Sequence,
+    *,
+    select: Callable[[str], bool] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per sentence: the words with the right head, and the words scored. (S,), (S,)
+
+    gold: sentences with ``.words .heads``; predicted: ``Parse`` objects or (heads,
+    deprels) pairs. select(word) -> bool keeps only some words (all words when None);
+    punctuation is scored. UAS is ``hits.sum() / scored.sum()``; the per-sentence columns
+    are what a paired bootstrap over sentences resamples (``course_lib.compare``).
+    """
+    if len(gold) != len(predicted):
+        raise ValueError(
+            f"need one prediction per gold sentence: {len(gold)} gold, "
+            f"{len(predicted)} predicted"
+        )
+    hits, scored = (
+        np.zeros(len(gold), dtype=np.int64),
+        np.zeros(len(gold), dtype=np.int64),
+    )
+    for i, (g, p) in enumerate(zip(gold, predicted, strict=True)):
+        gh, _, _ = _tree(g, "gold", i)
+        ph, _, _ = _tree(p, "predicted", i)
+        if len(ph) != len(gh):
+            raise ValueError(f"sentence {i}: {len(gh)} gold heads, {len(ph)} predicted")
+        words = getattr(g, "words", None)
+        if select is not None and words is None:
+            raise TypeError(f"gold[{i}] needs .words to select words by")
+        for k in range(len(gh)):
+            if select is None or select(words[k]):
+                scored[i] += 1
+                hits[i] += int(gh[k]) == int(ph[k])
+    return hits, scored
+
+
 def relation_errors(
     gold: Sequence, predicted: Sequence, *, include_punct: bool = True
 ) -> list[RelationRow]:
@@ -147,3 +196,84 @@ def relation_errors(
             )
         )
     return rows
+
+
+# The attachment kinds of :func:`error_types`, by the gold UD relation of the dependent (its
+# part before ":"). A prepositional phrase is an obl or nmod whose gold dependents include a
+# case marker tagged ADP (so "the hostile crowd" in "fired into the hostile crowd", but not the
+# possessive nmod:poss, whose case marker 's is a PART).
+ERROR_TYPES: dict[str, tuple[str, ...]] = {
+    "punctuation": ("punct",),
+    "prepositional phrase": ("obl", "nmod"),
+    "clause": ("advcl", "acl", "ccomp", "xcomp", "csubj", "parataxis"),
+    "coordination": ("conj", "cc"),
+    "modifier": ("advmod", "amod", "nummod"),
+}
+
+
+class ErrorTypeRow(NamedTuple):
+    """One kind of attachment: its words, their head errors, and its share of all of them."""
+
+    kind: str
+    words: int
+    errors: int
+    error_rate: float  # errors / words
+    share: float  # errors / all head errors
+
+
+def _kind(
+    k: int, heads: Sequence[int], deprels: Sequence[str], upos: Sequence[str]
+) -> str:
+    """The attachment kind of word k + 1 (``ERROR_TYPES``'s, or "other")."""
+    base = deprels[k].split(":")[0]
+    for kind, relations in ERROR_TYPES.items():
+        if base not in relations:
+            continue
+        if kind != "prepositional phrase":
+            return kind
+        has_case = any(
+            h == k + 1 and r == "case" and u == "ADP"
+            for h, r, u in zip(heads, deprels, upos, strict=True)
+        )
+        if has_case:
+            return kind
+    return "other"
+
+
+def error_types(gold: Sequence, predicted: Sequence) -> list[ErrorTypeRow]:
+    """Head errors by kind of attachment, most errors first (then by name); punctuation included.
+
+    gold: sentences with ``.heads .deprels .upos`` (the kinds are read off the gold tree);
+    predicted: ``Parse`` objects or (heads, deprels) pairs, one per gold sentence.
+    """
+    words: Counter[str] = Counter()
+    errors: Counter[str] = Counter()
+    if len(gold) != len(predicted):
+        raise ValueError(
+            f"need one prediction per gold sentence: {len(gold)} gold, "
+            f"{len(predicted)} predicted"
+        )
+    for i, (g, p) in enumerate(zip(gold, predicted, strict=True)):
+        gh, gr, upos = _tree(g, "gold", i)
+        if upos is None:
+            raise TypeError(
+                f"gold[{i}] needs .upos to tell the kinds of attachment apart"
+            )
+        ph, _, _ = _tree(p, "predicted", i)
+        if len(ph) != len(gh):
+            raise ValueError(f"sentence {i}: {len(gh)} gold heads, {len(ph)} predicted")
+        for k in range(len(gh)):
+            kind = _kind(k, gh, gr, upos)
+            words[kind] += 1
+            errors[kind] += int(gh[k]) != int(ph[k])
+    total = sum(errors.values())
+    return [
+        ErrorTypeRow(
+            kind,
+            words[kind],
+            errors[kind],
+            errors[kind] / words[kind],
+            errors[kind] / total if total else 0.0,
+        )
+        for kind in sorted(words, key=lambda t: (-errors[t], t))
+    ]

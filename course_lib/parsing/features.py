@@ -113,22 +113,30 @@ def build_vocabs(
     sentences: Iterable,
     min_freq: int = 2,
     lowercase: bool = True,
+    extra_words: Iterable[str] = (),
 ) -> ParserVocabs:
     """Vocabularies from training sentences (objects with ``.words .upos .deprels``).
 
     Words seen fewer than ``min_freq`` times map to <unk>, so its embedding is trained too.
-    Labels are ordered by frequency (ties alphabetically), as the transitions are.
+    extra_words: words that get a row of their own all the same, after the counted ones
+    (the words of pretrained vectors, so that a word the treebank lacks is read through its
+    vector rather than as <unk>). Labels are ordered by frequency (ties alphabetically), as
+    the transitions are.
     """
     sentences = list(sentences)
     if not sentences:
         raise ValueError("build_vocabs needs at least one sentence")
+    if isinstance(extra_words, str):
+        raise TypeError("extra_words must be a list of words, not one string")
     fold = str.lower if lowercase else str
-    words = Vocab.build(
-        [[fold(w) for w in s.words] for s in sentences],
-        min_freq=min_freq,
-        specials=SPECIALS,
-        unk="<unk>",
-    )
+    folded = [[fold(w) for w in s.words] for s in sentences]
+    words = Vocab.build(folded, min_freq=min_freq, specials=SPECIALS, unk="<unk>")
+    extra = [w for w in dict.fromkeys(fold(w) for w in extra_words) if w not in words]
+    if extra:  # keep every word's training count (word dropout reads it)
+        word_counts = Counter(w for ws in folded for w in ws)
+        words = Vocab(
+            [*words.tokens, *extra], counts=word_counts, unk="<unk>", specials=SPECIALS
+        )
     tags = Vocab.build([s.upos for s in sentences], specials=SPECIALS, unk="<unk>")
     counts = Counter(r for s in sentences for r in s.deprels)
     labels = sorted(counts, key=lambda r: (-counts[r], r))

@@ -130,6 +130,9 @@ class TrainedParser:
     vocabs: ParserVocabs
     history: History
     dev_scores: list[AttachmentScores] = field(default_factory=list)
+    dev_parses: list[list[Parse]] = field(
+        default_factory=list
+    )  # each epoch's dev trees
     best_epoch: int = 0
     seconds: float = 0.0
     word_vector_coverage: float = 0.0  # share of the word vocabulary started pretrained
@@ -236,6 +239,7 @@ def train_parser(
     lr_schedule: str = "constant",
     average: float | None = None,
     word_vectors: tuple[Sequence[str], Tensor] | None = None,
+    vector_vocab: bool = False,
     max_seconds: float | None = None,
     device: torch.device | str | None = None,
     seed: int = 0,
@@ -245,7 +249,8 @@ def train_parser(
 
     train, dev: sentences with ``.words .upos .heads .deprels`` (gold UPOS are the tags).
     optimizer: "adam" or "adagrad" (the paper's, with lr 0.01 and ``init="paper"``);
-    weight_decay is the L2 λ; the model's other sizes are :class:`ParserConfig`'s.
+    weight_decay is the L2 λ of every weight but the word embeddings' (see the code); the
+    model's other sizes are :class:`ParserConfig`'s.
     word_dropout α: during training each word feature becomes <unk> with probability
     α / (α + count(word)) (Kiperwasser & Goldberg 2016), so rare words teach <unk> too.
     lr_schedule: "constant", or "linear" / "cosine" from lr to 0 over the ``epochs``,
@@ -254,7 +259,9 @@ def train_parser(
     (``course_lib.training.weight_average``; Weiss et al. 2015): dev is scored, and the
     best epoch kept, with the averaged weights; None trains and scores the raw weights.
     word_vectors: (words, vectors (N, embed_dim)) to start the word embeddings from
-    (:func:`load_word_vectors`); None keeps the random initialisation.
+    (:func:`load_word_vectors`); None keeps the random initialisation. vector_vocab: the
+    word vocabulary also holds every word of ``word_vectors`` (``build_vocabs``'s
+    extra_words), so that a dev word the training sentences lack is read through its vector.
     max_seconds: stop training (mid-epoch) once this much time has passed since the call;
     the dev scoring after the last epoch still runs. device: default ``course_lib.device()``.
     Deterministic for a given seed and device.
@@ -271,7 +278,10 @@ def train_parser(
     start = time.perf_counter()
     deadline = start + max_seconds if max_seconds is not None else math.inf
     torch.manual_seed(run_seed(seed))
-    vocabs = build_vocabs(train, min_freq=min_freq)
+    if vector_vocab and word_vectors is None:
+        raise ValueError("vector_vocab=True needs word_vectors to take the words from")
+    extra = word_vectors[0] if vector_vocab else ()
+    vocabs = build_vocabs(train, min_freq=min_freq, extra_words=extra)
     x, y = oracle_examples(train, vocabs)  # (M, F), (M,)
     x, y = x.to(device), y.to(device)  # on a GPU the minibatches are sliced there
     config = ParserConfig.for_vocabs(
@@ -288,14 +298,22 @@ def train_parser(
     if word_vectors is not None:
         coverage = load_word_vectors(model, vocabs, *word_vectors)
     opt_class = torch.optim.Adam if optimizer == "adam" else torch.optim.Adagrad
-    opt = opt_class(model.parameters(), lr=lr, weight_decay=weight_decay)
+    # no weight decay on the word embeddings: under Adam an L2 term alone moves a row that
+    # the batch does not use by up to a full step towards 0, so a rare word's vector (and an
+    # unseen word's pretrained one) would shrink away between its uses (Loshchilov & Hutter)
+    rest = [p for name, p in model.named_parameters() if name != "word_embed.weight"]
+    groups = [
+        {"params": rest},
+        {"params": [model.word_embed.weight], "weight_decay": 0.0},
+    ]
+    opt = opt_class(groups, lr=lr, weight_decay=weight_decay)
     sched = lr_scheduler(opt, lr_schedule, epochs * math.ceil(len(y) / batch_size))
     averaged = weight_average(model, average) if average is not None else None
     scored = averaged.module if averaged is not None else model  # dev is scored with it
     gen = torch.Generator().manual_seed(run_seed(seed))
     loss = nn.CrossEntropyLoss()
     drop = _word_dropout(vocabs, word_dropout, device)
-    history, scores = History(), []
+    history, scores, parses = History(), [], []
     best, best_state, best_epoch = -1.0, None, 0
     for epoch in range(epochs):
         h = fit(
@@ -317,7 +335,8 @@ def train_parser(
         history.grad_norm += h.grad_norm
         history.seconds += h.seconds
         if dev:
-            scores.append(attachment_scores(dev, parse(scored, vocabs, dev)))
+            parses.append(parse(scored, vocabs, dev))
+            scores.append(attachment_scores(dev, parses[-1]))
             if scores[-1].uas > best:
                 best, best_epoch = scores[-1].uas, epoch + 1
                 best_state = copy.deepcopy(scored.state_dict())
@@ -330,4 +349,6 @@ def train_parser(
         if averaged is not None:
             model.load_state_dict(scored.state_dict())  # keep the averaged weights
     seconds = time.perf_counter() - start
-    return TrainedParser(model, vocabs, history, scores, best_epoch, seconds, coverage)
+    return TrainedParser(
+        model, vocabs, history, scores, parses, best_epoch, seconds, coverage
+    )
