@@ -163,7 +163,7 @@ def test_error_kinds_of_a_perfect_parse_and_bad_input():
         error_types([GOLD], [PRED])
     with pytest.raises(ValueError, match="one prediction per gold sentence"):
         error_types([FIRED], [])
-    with pytest.raises(ValueError, match="10 gold heads, 5 predicted"):
+    with pytest.raises(ValueError, match="sentence 0: gold has 10 heads"):
         error_types([FIRED], [PRED])
 
 

@@ -89,8 +89,9 @@ def _tree(item: Any, what: str, i: int) -> tuple[Sequence[int], Sequence[str], A
     )
 
 
-def _pairs(gold: Sequence, predicted: Sequence, include_punct: bool):
-    """Yield (gold head, gold label, predicted head, predicted label) of every scored word."""
+def _trees(gold: Sequence, predicted: Sequence):
+    """Yield (i, gold heads, gold labels, gold UPOS or None, predicted heads, predicted labels)
+    of every sentence, once both have one head and one label per word."""
     if len(gold) != len(predicted):
         raise ValueError(
             f"need one prediction per gold sentence: {len(gold)} gold, "
@@ -104,6 +105,12 @@ def _pairs(gold: Sequence, predicted: Sequence, include_punct: bool):
                 f"sentence {i}: gold has {len(gh)} heads and {len(gr)} labels, the "
                 f"prediction {len(ph)} heads and {len(pr)} labels; they must agree"
             )
+        yield i, gh, gr, upos, ph, pr
+
+
+def _pairs(gold: Sequence, predicted: Sequence, include_punct: bool):
+    """Yield (gold head, gold label, predicted head, predicted label) of every scored word."""
+    for _, gh, gr, upos, ph, pr in _trees(gold, predicted):
         for k in range(len(gh)):
             punct = gr[k] == "punct" or (upos is not None and upos[k] == "PUNCT")
             if include_punct or not punct:
@@ -142,21 +149,10 @@ def head_hits(
     punctuation is scored. UAS is ``hits.sum() / scored.sum()``; the per-sentence columns
     are what a paired bootstrap over sentences resamples (``course_lib.compare``).
     """
-    if len(gold) != len(predicted):
-        raise ValueError(
-            f"need one prediction per gold sentence: {len(gold)} gold, "
-            f"{len(predicted)} predicted"
-        )
-    hits, scored = (
-        np.zeros(len(gold), dtype=np.int64),
-        np.zeros(len(gold), dtype=np.int64),
-    )
-    for i, (g, p) in enumerate(zip(gold, predicted, strict=True)):
-        gh, _, _ = _tree(g, "gold", i)
-        ph, _, _ = _tree(p, "predicted", i)
-        if len(ph) != len(gh):
-            raise ValueError(f"sentence {i}: {len(gh)} gold heads, {len(ph)} predicted")
-        words = getattr(g, "words", None)
+    hits = np.zeros(len(gold), dtype=np.int64)  # (S,)
+    scored = np.zeros(len(gold), dtype=np.int64)  # (S,)
+    for i, gh, _, _, ph, _ in _trees(gold, predicted):
+        words = getattr(gold[i], "words", None)
         if select is not None and words is None:
             raise TypeError(f"gold[{i}] needs .words to select words by")
         for k in range(len(gh)):
@@ -248,20 +244,11 @@ def error_types(gold: Sequence, predicted: Sequence) -> list[ErrorTypeRow]:
     """
     words: Counter[str] = Counter()
     errors: Counter[str] = Counter()
-    if len(gold) != len(predicted):
-        raise ValueError(
-            f"need one prediction per gold sentence: {len(gold)} gold, "
-            f"{len(predicted)} predicted"
-        )
-    for i, (g, p) in enumerate(zip(gold, predicted, strict=True)):
-        gh, gr, upos = _tree(g, "gold", i)
+    for i, gh, gr, upos, ph, _ in _trees(gold, predicted):
         if upos is None:
             raise TypeError(
                 f"gold[{i}] needs .upos to tell the kinds of attachment apart"
             )
-        ph, _, _ = _tree(p, "predicted", i)
-        if len(ph) != len(gh):
-            raise ValueError(f"sentence {i}: {len(gh)} gold heads, {len(ph)} predicted")
         for k in range(len(gh)):
             kind = _kind(k, gh, gr, upos)
             words[kind] += 1
