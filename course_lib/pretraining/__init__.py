@@ -52,6 +52,12 @@ from course_lib.pretraining.span_corruption import (
     span_corrupt,
     span_corruption_objective,
 )
+from course_lib.pretraining.tagging import (
+    PieceTagger,
+    fine_tune_tagger,
+    first_pieces,
+    tagging_batches,
+)
 from course_lib.pretraining.text_to_text import (
     PairBatch,
     TuneHistory,
@@ -87,6 +93,7 @@ __all__ = [
     "MaskedBatch",
     "PairBatch",
     "PrefixTuning",
+    "PieceTagger",
     "SequenceClassifier",
     "TrainConfig",
     "TuneHistory",
@@ -97,6 +104,8 @@ __all__ = [
     "eval_blocks",
     "exact_match",
     "freeze",
+    "fine_tune_tagger",
+    "first_pieces",
     "linear_probe",
     "load_checkpoint",
     "lr_at",
@@ -121,6 +130,7 @@ __all__ = [
     "span_corruption_objective",
     "trainable_count",
     "tune",
+    "tagging_batches",
     "word_features",
     "words_to_pieces",
 ]
