@@ -41,7 +41,7 @@ class PieceTagger(nn.Module):
         self.head = nn.Linear(d_model, n_tags, device=device)  # W, b
 
     def forward(self, tokens: Tensor, rows: Tensor, cols: Tensor) -> Tensor:
-        """tokens (B, T); rows, cols (W,): where each word's first piece is -> logits (W, K)."""
+        """tokens (B, T); rows, cols (W,): each word's first piece -> logits (W, K)."""
         hidden = self.encoder(tokens)[0]  # (B, T, D)
         return self.head(hidden[rows, cols])  # (W, K)
 
