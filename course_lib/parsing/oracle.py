@@ -56,7 +56,7 @@ def oracle_next(
     """The oracle's transition in ``config`` towards the tree ``heads``/``deprels``.
 
     missing[i]: how many gold dependents word i (0 = ROOT) still lacks in ``config``.
-    Raises NonProjectiveError naming the configuration when no transition can lead there.
+    Raises NonProjectiveError, naming the configuration, when no transition leads there.
     """
     if len(config.stack) >= 2:
         s2, s1 = config.stack[-2], config.stack[-1]
@@ -65,12 +65,17 @@ def oracle_next(
         if heads[s1 - 1] == s2 and missing[s1] == 0:
             if s2 != ROOT or not config.buffer:
                 return Transition("RIGHT-ARC", deprels[s1 - 1])
-    if config.buffer:
-        return SHIFT
-    raise NonProjectiveError(
-        f"the oracle is stuck in {config}: no transition leads to the gold tree, "
-        "which must be non-projective"
-    )
+    _check_can_shift(config)  # else no transition leads to the gold tree
+    return SHIFT
+
+
+def _check_can_shift(config: Configuration) -> None:
+    """SHIFT needs a word in the buffer: without one, the oracle is stuck (a crossing tree)."""
+    if not config.buffer:
+        raise NonProjectiveError(
+            f"the oracle is stuck in {config}: no transition leads to the gold tree, "
+            "which must be non-projective"
+        )
 
 
 def _check_gold_tree(
