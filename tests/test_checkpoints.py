@@ -16,6 +16,7 @@ from course_lib.checkpoints import (
     MLMRecipe,
     cls_blocks,
     load_pretrained,
+    load_record,
     restamp,
     save_pretrained,
     stale_modules,
@@ -79,6 +80,7 @@ def test_the_record_holds_the_log_the_cost_and_the_recipe(tiny):
     assert record["parameters"] == sum(p.numel() for p in trained.encoder.parameters())
     assert record["config"]["d_model"] == TINY.d_model
     assert verify("mlm_encoder", folder) == []
+    assert load_record("mlm_encoder", folder) == record  # the record without weights
 
 
 def test_a_run_is_fixed_by_its_recipe_not_by_the_chapter_seed(monkeypatch):

@@ -46,6 +46,7 @@ __all__ = [
     "Loaded",
     "code_fingerprint",
     "load_pretrained",
+    "load_record",
     "record_of",
     "restamp",
     "save_pretrained",
@@ -247,6 +248,12 @@ def _record(name: str, folder: Path) -> dict:
             f"Fix: python -m course_lib.checkpoints train {name}"
         )
     return json.loads(record_path.read_text())
+
+
+def load_record(name: str, directory: str | os.PathLike | None = None) -> dict:
+    """Checkpoint ``name``'s record without its weights: recipe, configuration, training
+    log, cost, sha256 sums and code fingerprint (what :func:`record_of` wrote)."""
+    return _record(name, _folder(directory))
 
 
 def verify(name: str, directory: str | os.PathLike | None = None) -> list[str]:
