@@ -35,9 +35,7 @@ __all__ = ["MASK_SHAPE_BUGS"]
 def _cross_mask_from_target(src: Tensor, tgt: Tensor, pad_id: int) -> Tensor:
     S, T = src.size(1), tgt.size(1)
     keep = tgt.ne(pad_id).unsqueeze(1)  # BUG: the target's pads, (B, 1, T)
-    return keep.expand(-1, S, T).unsqueeze(
-        1
-    )  # BUG: (B, 1, S, T); scores are (.., T, S)
+    return keep.expand(-1, S, T)[:, None]  # BUG: (B, 1, S, T); scores: (B, H, T, S)
 
 
 def _cross_mask_from_source(src: Tensor, tgt: Tensor, pad_id: int) -> Tensor:
