@@ -14,11 +14,13 @@ from course_lib.rnn.gradient_through_time import (
     jacobian_norms,
     random_rnn_gradients,
     scale_recurrent_weights,
+    trained_input_gradients,
     trained_rnn_gradients,
 )
-from course_lib.rnn.long_range import LongRangeClassifier
+from course_lib.rnn.long_range import LongRangeClassifier, long_range_batch
 from course_lib.rnn.rnn_cell import RNNCell
 from course_lib.rnn.stacked import RecurrentNet, load_torch_weights
+from course_lib.runtime import run_seed
 
 
 @pytest.mark.parametrize("kind", ["rnn", "lstm", "gru"])
@@ -130,6 +132,25 @@ def test_trained_gradients_leave_the_model_alone():
     assert len(grads) == 9 and grads["t = 9"].shape == (4, 6)
     assert all(v.dtype == torch.float32 for v in model.state_dict().values())
     assert all(torch.equal(before[k], v) for k, v in model.state_dict().items())
+
+
+@pytest.mark.parametrize("kind", ["rnn", "lstm", "gru"])
+def test_trained_input_gradients_match_autograd_through_the_fused_model(kind):
+    """‖∂L/∂x_{T−k}‖ of the copy equals autograd through the model's own torch module."""
+    torch.manual_seed(0)
+    model = LongRangeClassifier(kind, n_classes=4, embed=5, hidden=6)
+    norms = trained_input_gradients(model, 9, distance=3, batch=4, seed=2)
+    gen = torch.Generator().manual_seed(run_seed(2))
+    tokens, labels, dists = long_range_batch(
+        4, 9, n_classes=4, distance=3, generator=gen
+    )
+    assert (dists == 3).all()
+    x = model.embedding(tokens).detach().requires_grad_()  # (B, T, E)
+    loss = F.cross_entropy(model.out(model.rnn(x)[0][:, -1]), labels)
+    (g,) = torch.autograd.grad(loss, x)
+    expected = g.square().sum(dim=(0, 2)).sqrt().flip(0)  # (T,), k = 0 first
+    assert norms.shape == (9,) and norms.dtype == torch.float64
+    torch.testing.assert_close(norms.float(), expected, rtol=1e-4, atol=1e-7)
 
 
 def test_bad_input():

@@ -43,6 +43,7 @@ __all__ = [
     "jacobian_norms",
     "random_rnn_gradients",
     "scale_recurrent_weights",
+    "trained_input_gradients",
     "trained_rnn_gradients",
 ]
 
@@ -177,20 +178,48 @@ def trained_rnn_gradients(
     The fused module's weights are copied into a from-scratch cell (float64) so every h_t can
     be reached; the batch has distances uniform on 1..length−1.
     """
+    cell, readout, x, labels = _on_its_task(model, length, batch, seed, None, device)
+    return hidden_state_gradients(cell, x, readout, labels)
+
+
+def trained_input_gradients(
+    model: LongRangeClassifier,
+    length: int,
+    *,
+    distance: int | None = None,
+    batch: int = 16,
+    seed: int = 0,
+    device: torch.device | str | None = None,
+) -> Tensor:
+    """``input_gradient_norms`` of a trained ``LongRangeClassifier`` on its own task:
+    ‖∂L/∂x_{T−k}‖ for k = 0..length−1, (length,), in float64, on the same copy as
+    ``trained_rnn_gradients``; ``distance``: the batch's one distance (None: log-uniform)."""
+    cell, readout, x, labels = _on_its_task(
+        model, length, batch, seed, distance, device
+    )
+    return input_gradient_norms(cell, x, readout, labels)
+
+
+def _on_its_task(model, length, batch, seed, distance, device):
+    """A trained model's recurrence copied into a from-scratch cell and its readout, both
+    float64 (the model is left as is), and a seeded batch of its task: embedded inputs
+    (B, T, E) and labels (B,)."""
     rnn = model.rnn
     net = RecurrentNet(model.cell, rnn.input_size, rnn.hidden_size, dtype=torch.float64)
-    load_torch_weights(
-        net, copy.deepcopy(rnn).double().cpu()
-    )  # the model is left as is
-    cell = net.cells[0].to(device)
-    gen = torch.Generator().manual_seed(run_seed(seed))
-    tokens, labels, _ = long_range_batch(
-        batch, length, n_classes=model.n_classes, generator=gen, device=device
-    )
-    x = model.embedding(tokens).detach().double()  # (B, T, E)
+    load_torch_weights(net, copy.deepcopy(rnn).double().cpu())
     readout = nn.Linear(rnn.hidden_size, model.n_classes, dtype=torch.float64)
     readout.load_state_dict(model.out.state_dict())
-    return hidden_state_gradients(cell, x, readout.to(device), labels)
+    gen = torch.Generator().manual_seed(run_seed(seed))
+    tokens, labels, _ = long_range_batch(
+        batch,
+        length,
+        n_classes=model.n_classes,
+        distance=distance,
+        generator=gen,
+        device=device,
+    )
+    x = model.embedding(tokens).detach().double()  # (B, T, E)
+    return net.cells[0].to(device), readout.to(device), x, labels
 
 
 def _check_tanh_sequence(cell: RNNCell, x: Tensor) -> None:
