@@ -8,7 +8,9 @@ rounding half to even; the mask is made for the lengthened sequence and cut back
 must equal it for every length from 1 and every density and mean span length, and the mask
 must hold exactly that many noise tokens in that many spans, a kept span first. Where T5's
 segmentation fails (more noise spans than kept tokens to separate them, e.g. L = 6 at
-density 0.875), ours raises a ValueError that says so.
+density 0.875), ours raises a ValueError that says so. ``span_batch``, which corrupts a
+whole batch at once, must give every row exactly what ``span_corrupt`` gives it from the
+same draws, and fail where it fails.
 """
 
 import numpy as np
@@ -21,6 +23,7 @@ from course_lib.pretraining import (
     noise_counts,
     random_spans_noise_mask,
     rebuild,
+    span_batch,
     span_corrupt,
 )
 
@@ -67,3 +70,43 @@ def test_mask_has_t5s_counts_and_the_original_comes_back(length, density, mean, 
         tokens, sentinels, noise_density=density, mean_span=mean, generator=gen
     )
     assert rebuild(inputs, targets, sentinels) == tokens
+
+
+@settings(max_examples=150)
+@given(st.integers(1, 6), st.integers(2, 200), DENSITY, MEAN, st.integers(0, 2**16))
+def test_a_batch_corrupted_at_once_equals_each_row_corrupted_alone(
+    rows, length, density, mean, seed
+):
+    blocks = torch.randint(
+        4, 1000, (rows, length), generator=torch.Generator().manual_seed(seed)
+    )
+    num_noise, num_spans = t5_counts(length, density, mean)
+    sentinels = list(range(1000, 1000 + max(num_spans - seed % 2, 1)))  # some too few
+    frame = dict(bos_id=1, eos_id=2, pad_id=0, noise_density=density, mean_span=mean)
+    one_by_one = torch.Generator().manual_seed(seed)
+    try:
+        rows_alone = [
+            span_corrupt(
+                row,
+                sentinels,
+                noise_density=density,
+                mean_span=mean,
+                generator=one_by_one,
+            )
+            for row in blocks
+        ]
+    except ValueError as error:  # too few kept tokens, or too few sentinels
+        words = "kept spans" if "kept spans" in str(error) else "sentinels"
+        with pytest.raises(ValueError, match=words):
+            span_batch(
+                blocks,
+                sentinels,
+                generator=torch.Generator().manual_seed(seed),
+                **frame,
+            )
+        return
+    src, tgt = span_batch(
+        blocks, sentinels, generator=torch.Generator().manual_seed(seed), **frame
+    )
+    assert src.tolist() == [inputs + [2] for inputs, _ in rows_alone]
+    assert tgt.tolist() == [[1] + targets + [2] for _, targets in rows_alone]

@@ -32,9 +32,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import torch
+import torch.nn.functional as F
 from torch import Tensor, nn
 
-from course_lib.data.batching import pad
 from course_lib.runtime import run_seed
 
 __all__ = [
@@ -78,6 +78,14 @@ def _segment_lengths(n_items: int, n_segments: int, g: torch.Generator) -> Tenso
     return torch.bincount(segment, minlength=n_segments)  # (n_segments,)
 
 
+def _check_spans(n: int, num_noise: int, num_spans: int) -> None:
+    if num_spans > n - num_noise:  # T5's segmentation fails here too
+        raise ValueError(
+            f"{num_spans} noise spans need {num_spans} kept spans between them, but only "
+            f"{n - num_noise} of {n} tokens are kept: lower noise_density or raise mean_span"
+        )
+
+
 def random_spans_noise_mask(
     length: int,
     noise_density: float = 0.15,
@@ -93,11 +101,7 @@ def random_spans_noise_mask(
         else torch.Generator().manual_seed(run_seed(0))
     )
     n = max(length, 2)
-    if num_spans > n - num_noise:  # T5's segmentation fails here too
-        raise ValueError(
-            f"{num_spans} noise spans need {num_spans} kept spans between them, but only "
-            f"{n - num_noise} of {n} tokens are kept: lower noise_density or raise mean_span"
-        )
+    _check_spans(n, num_noise, num_spans)
     noise_len = _segment_lengths(num_noise, num_spans, g)  # (S,)
     keep_len = _segment_lengths(n - num_noise, num_spans, g)  # (S,)
     spans = torch.stack([keep_len, noise_len], dim=1).reshape(-1)  # (2S,)
@@ -176,28 +180,67 @@ def span_batch(
     generator: torch.Generator | None = None,
 ) -> tuple[Tensor, Tensor]:
     """Span-corrupt each row of ``blocks`` (B, L): src (B, S) = inputs + <eos> and
-    tgt (B, T) = <bos> + targets + <eos>, right-padded with ``pad_id``.
+    tgt (B, T) = <bos> + targets + <eos>, each row as :func:`span_corrupt` makes it.
 
-    Rows of one length get the same noise counts, so a batch of blocks has no padding."""
+    Rows of one length get the same noise counts, so every row's inputs have
+    L − noise + spans ids and its targets noise + spans: the batch is corrupted at once,
+    from the same draws as one call of :func:`span_corrupt` a row, and never needs
+    ``pad_id`` (taken so that one framing serves every objective)."""
     if blocks.dim() != 2 or blocks.size(1) < 2:
         raise ValueError(f"blocks must be (B, L >= 2) ids; got {tuple(blocks.shape)}")
+    del pad_id  # no padding: every row has the same lengths
     g = (
         generator
         if generator is not None
         else torch.Generator().manual_seed(run_seed(0))
     )
-    srcs, tgts = [], []
-    for row in blocks.cpu():
-        inputs, targets = span_corrupt(
-            row,
-            sentinel_ids,
-            noise_density=noise_density,
-            mean_span=mean_span,
-            generator=g,
+    ids = blocks.cpu()  # (B, L)
+    B, L = ids.shape
+    noise = _noise_masks(B, L, noise_density, mean_span, g)  # (B, L) bool
+    starts = noise & ~F.pad(noise[:, :-1], (1, 0))  # (B, L) a noise span begins
+    spans = int(starts[0].sum())
+    if spans > len(sentinel_ids):
+        raise ValueError(
+            f"{spans} spans need {spans} sentinels; got {len(sentinel_ids)}"
         )
-        srcs.append(inputs + [eos_id])
-        tgts.append([bos_id] + targets + [eos_id])
-    return pad(srcs, pad_id), pad(tgts, pad_id)  # (B, S), (B, T)
+    table = torch.tensor(list(sentinel_ids)[:spans], dtype=ids.dtype)
+    sentinel = table[(starts.cumsum(1) - 1).clamp(min=0)]  # (B, L) the span's sentinel
+    # two slots a position: its sentinel where a span starts, then its token
+    slots = torch.stack([sentinel, ids], dim=2).reshape(B, 2 * L)  # (B, 2L)
+    in_src = torch.stack([starts, ~noise], dim=2).reshape(B, 2 * L)
+    in_tgt = torch.stack([starts, noise], dim=2).reshape(B, 2 * L)
+    inputs = slots[in_src].view(B, -1)  # (B, L - noise + spans)
+    targets = slots[in_tgt].view(B, -1)  # (B, noise + spans)
+    eos = torch.full((B, 1), eos_id, dtype=ids.dtype)
+    bos = torch.full((B, 1), bos_id, dtype=ids.dtype)
+    return torch.cat([inputs, eos], 1), torch.cat([bos, targets, eos], 1)
+
+
+def _noise_masks(
+    rows: int, length: int, noise_density: float, mean_span: float, g: torch.Generator
+) -> Tensor:
+    """``rows`` masks of :func:`random_spans_noise_mask` at once, from the same draws
+    in the same order (each row's two ``randperm``): bool (rows, length)."""
+    num_noise, num_spans = noise_counts(length, noise_density, mean_span)
+    n = max(length, 2)
+    _check_spans(n, num_noise, num_spans)
+    cuts = [
+        torch.randperm(items - 1, generator=g)[: num_spans - 1] + 1
+        for _ in range(rows)
+        for items in (num_noise, n - num_noise)
+    ]
+    lengths = []  # (rows, num_spans) of noise, then of kept tokens
+    for items, row_cuts in ((num_noise, cuts[0::2]), (n - num_noise, cuts[1::2])):
+        first = torch.zeros(rows, items, dtype=torch.long)
+        first.scatter_(1, torch.stack(row_cuts), 1)
+        segment = first.cumsum(1)  # (rows, items) the segment of each item
+        count = torch.zeros(rows, num_spans, dtype=torch.long)
+        lengths.append(count.scatter_add_(1, segment, torch.ones_like(segment)))
+    spans = torch.stack([lengths[1], lengths[0]], dim=2).reshape(rows, -1)  # (rows, 2S)
+    ends = spans.cumsum(1)  # (rows, 2S) where each kept or noise span ends
+    position = torch.arange(n).expand(rows, n).contiguous()
+    span_id = torch.searchsorted(ends, position, right=True)  # (rows, n)
+    return (span_id % 2 == 1)[:, :length]
 
 
 def span_corruption_objective(
