@@ -50,6 +50,30 @@ def test_span_batch_rejects_a_flat_tensor():
         span_batch(torch.arange(10), SENTINELS, bos_id=BOS, eos_id=EOS, pad_id=PAD)
 
 
+def test_span_batch_rejects_an_empty_batch():
+    with pytest.raises(ValueError, match="B >= 1"):
+        span_batch(
+            torch.zeros(0, 8, dtype=torch.long),
+            SENTINELS,
+            bos_id=BOS,
+            eos_id=EOS,
+            pad_id=PAD,
+        )
+
+
+def test_span_batch_gives_int64_ids_whatever_the_blocks_dtype():
+    frame = dict(bos_id=BOS, eos_id=EOS, pad_id=PAD)
+    blocks = _blocks()
+    src, tgt = span_batch(
+        blocks, SENTINELS, generator=torch.Generator().manual_seed(3), **frame
+    )
+    src32, tgt32 = span_batch(
+        blocks.int(), SENTINELS, generator=torch.Generator().manual_seed(3), **frame
+    )
+    assert src32.dtype == tgt32.dtype == torch.long  # what cross_entropy takes
+    assert torch.equal(src32, src) and torch.equal(tgt32, tgt)
+
+
 def _model():
     torch.manual_seed(0)
     cfg = TransformerConfig(

@@ -186,15 +186,17 @@ def span_batch(
     L − noise + spans ids and its targets noise + spans: the batch is corrupted at once,
     from the same draws as one call of :func:`span_corrupt` a row, and never needs
     ``pad_id`` (taken so that one framing serves every objective)."""
-    if blocks.dim() != 2 or blocks.size(1) < 2:
-        raise ValueError(f"blocks must be (B, L >= 2) ids; got {tuple(blocks.shape)}")
+    if blocks.dim() != 2 or blocks.size(0) < 1 or blocks.size(1) < 2:
+        raise ValueError(
+            f"blocks must be (B >= 1, L >= 2) ids; got {tuple(blocks.shape)}"
+        )
     del pad_id  # no padding: every row has the same lengths
     g = (
         generator
         if generator is not None
         else torch.Generator().manual_seed(run_seed(0))
     )
-    ids = blocks.cpu()  # (B, L)
+    ids = blocks.cpu().long()  # (B, L)
     B, L = ids.shape
     noise = _noise_masks(B, L, noise_density, mean_span, g)  # (B, L) bool
     starts = noise & ~F.pad(noise[:, :-1], (1, 0))  # (B, L) a noise span begins
@@ -203,7 +205,7 @@ def span_batch(
         raise ValueError(
             f"{spans} spans need {spans} sentinels; got {len(sentinel_ids)}"
         )
-    table = torch.tensor(list(sentinel_ids)[:spans], dtype=ids.dtype)
+    table = torch.tensor(list(sentinel_ids)[:spans], dtype=torch.long)
     sentinel = table[(starts.cumsum(1) - 1).clamp(min=0)]  # (B, L) the span's sentinel
     # two slots a position: its sentinel where a span starts, then its token
     slots = torch.stack([sentinel, ids], dim=2).reshape(B, 2 * L)  # (B, 2L)
@@ -211,8 +213,8 @@ def span_batch(
     in_tgt = torch.stack([starts, noise], dim=2).reshape(B, 2 * L)
     inputs = slots[in_src].view(B, -1)  # (B, L - noise + spans)
     targets = slots[in_tgt].view(B, -1)  # (B, noise + spans)
-    eos = torch.full((B, 1), eos_id, dtype=ids.dtype)
-    bos = torch.full((B, 1), bos_id, dtype=ids.dtype)
+    eos = torch.full((B, 1), eos_id, dtype=torch.long)
+    bos = torch.full((B, 1), bos_id, dtype=torch.long)
     return torch.cat([inputs, eos], 1), torch.cat([bos, targets, eos], 1)
 
 
