@@ -69,15 +69,6 @@ def _f32(value: float) -> Tensor:
     return torch.tensor(value, dtype=torch.float32)
 
 
-def _segment_lengths(n_items: int, n_segments: int, g: torch.Generator) -> Tensor:
-    """Split n_items into n_segments random non-empty runs: (n_segments,) lengths."""
-    first = torch.zeros(n_items, dtype=torch.long)  # (n_items,)
-    starts = torch.randperm(n_items - 1, generator=g)[: n_segments - 1] + 1
-    first[starts] = 1
-    segment = first.cumsum(0)  # (n_items,) segment id of each item
-    return torch.bincount(segment, minlength=n_segments)  # (n_segments,)
-
-
 def _check_spans(n: int, num_noise: int, num_spans: int) -> None:
     if num_spans > n - num_noise:  # T5's segmentation fails here too
         raise ValueError(
@@ -94,19 +85,12 @@ def random_spans_noise_mask(
     generator: torch.Generator | None = None,
 ) -> Tensor:
     """Which of ``length`` positions are noise: bool (L,), spans alternating kept/noise."""
-    num_noise, num_spans = noise_counts(length, noise_density, mean_span)
     g = (
         generator
         if generator is not None
         else torch.Generator().manual_seed(run_seed(0))
     )
-    n = max(length, 2)
-    _check_spans(n, num_noise, num_spans)
-    noise_len = _segment_lengths(num_noise, num_spans, g)  # (S,)
-    keep_len = _segment_lengths(n - num_noise, num_spans, g)  # (S,)
-    spans = torch.stack([keep_len, noise_len], dim=1).reshape(-1)  # (2S,)
-    span_id = torch.repeat_interleave(torch.arange(2 * num_spans), spans)  # (L,)
-    return (span_id % 2 == 1)[:length]  # (L,)
+    return _noise_masks(1, length, noise_density, mean_span, g)[0]  # (L,)
 
 
 def span_corrupt(
