@@ -49,7 +49,11 @@ def test_a_worked_example():
         SimpleNamespace(words=["a", "run"], upos=["DET", "NOUN"]),
     ]
     tagger = LookupTagger.fit(train)
-    assert tagger.tag(["run", "the", "walks"]) == ["NOUN", "DET", "DET"]  # 2 of 3; unseen
+    assert tagger.tag(["run", "the", "walks"]) == [
+        "NOUN",
+        "DET",
+        "DET",
+    ]  # 2 of 3; unseen
 
 
 def test_bad_input_is_refused_with_the_reason():

@@ -1,9 +1,10 @@
 """The simplest tagger a treebank allows: each word's most frequent tag. Chapters 3 and 9.
 
 The baseline a learned tagger is set beside (Manning, 2011, "Part-of-speech tagging from
-97 % to 100 %"): no context, no parameters beyond one count per word and tag. For a word the training sentences have, the tag it carries most often
-there; for any other word, the most frequent tag of all. Ties go to the tag met first, as
-:meth:`collections.Counter.most_common` orders them.
+97 % to 100 %"): no context, no parameters beyond one count per word and tag. For a word the
+training sentences have, the tag it carries most often there; for any other word, the most
+frequent tag of all. Ties go to the tag met first, as :meth:`collections.Counter.most_common`
+orders them.
 """
 
 from __future__ import annotations
