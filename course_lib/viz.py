@@ -20,7 +20,15 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.ticker import MaxNLocator
 
-__all__ = ["embedding_scatter", "heatmap", "project_2d", "training_curves"]
+from course_lib.compare import runs_accuracy
+
+__all__ = [
+    "accuracy_by_size",
+    "embedding_scatter",
+    "heatmap",
+    "project_2d",
+    "training_curves",
+]
 
 HIGHLIGHT_COLOUR = "#d62728"
 POINT_COLOUR = "#1f77b4"
@@ -374,4 +382,22 @@ def embedding_scatter(
         ax.set_ylabel(ylabel)
     if title:
         ax.set_title(title)
+    return ax
+
+
+def accuracy_by_size(
+    ax: Axes, sizes: Sequence[float], runs: Sequence[Any], *, color: str, label: str
+) -> Axes:
+    """One system's accuracy against its training set's size (Chapter 9's key plot): at
+    each size the mean over the seeds with two standard errors
+    (:func:`~course_lib.compare.runs_accuracy`: the test items' noise and the seeds'), and
+    each seed's run as a faint dot. ``runs[i]``: size i's (seeds, items) right or wrong."""
+    if len(sizes) != len(runs) or not len(sizes):
+        raise ValueError(f"one run array a size: {len(sizes)} sizes, {len(runs)}")
+    stats = np.array([runs_accuracy(r) for r in runs])  # (sizes, 2): mean, SE
+    bars = dict(color=color, marker="o", capsize=3, label=label)
+    ax.errorbar(sizes, stats[:, 0], 2 * stats[:, 1], **bars)  # mean ± 2 SE
+    for x, r in zip(sizes, runs):
+        accs = _as_array(r, "runs").mean(1)  # (seeds,) each seed's accuracy
+        ax.plot([x] * len(accs), accs, ".", color=color, alpha=0.4)
     return ax

@@ -181,3 +181,27 @@ def test_heatmap_writes_counts_without_decimals_when_asked():
     counts = np.array([[30.0, 0.0], [2.0, 27.0]])
     ax = viz.heatmap(counts, annotate=True, fmt=".0f", colorbar=False)
     assert [t.get_text() for t in ax.texts] == ["30", "0", "2", "27"]
+
+
+def test_accuracy_by_size_draws_runs_accuracy_and_each_seed():
+    from course_lib.compare import runs_accuracy
+
+    rng = np.random.default_rng(0)
+    runs = [rng.random((3, 50)) < p for p in (0.5, 0.7, 0.9)]  # (seeds, items) each
+    fig, ax = plt.subplots()
+    viz.accuracy_by_size(ax, [10, 100, 1000], runs, color="C0", label="model")
+    bars = ax.containers[0]  # the error bars: the means, and ± 2 SE around them
+    means = bars.lines[0].get_ydata()
+    expected = [runs_accuracy(r) for r in runs]
+    np.testing.assert_allclose(means, [m for m, _ in expected])
+    tops = bars.lines[2][0].get_segments()
+    np.testing.assert_allclose(
+        [s[1][1] - s[0][1] for s in tops], [4 * se for _, se in expected]
+    )
+    dots = [line.get_ydata() for line in ax.lines if line.get_linestyle() == "None"]
+    np.testing.assert_allclose(
+        np.concatenate(dots[-3:]), np.concatenate([r.mean(1) for r in runs])
+    )
+    with pytest.raises(ValueError, match="3 sizes, 2"):
+        viz.accuracy_by_size(ax, [10, 100, 1000], runs[:2], color="C0", label="x")
+    plt.close(fig)

@@ -2,8 +2,7 @@ r"""Backpropagation (Chapter 3): gradients by hand, a micro autograd engine, and
 
 ``matrix_calculus`` (CS224N lecture 3: Jacobians and the gradients of a layer, by hand),
 ``gradient_flow`` (how the gradient reaching each layer of a deep network shrinks or grows),
-``window_classifier`` (the lecture's named-entity window classifier, trained with it),
-``lookup_tagger`` (each word's most frequent tag, the baseline a tagger must beat), and the
+``window_classifier`` (the lecture's named-entity window classifier, trained with it), and the
 micro reverse-mode autograd engine over tensors below.
 
 CS224N lecture 3 ("Backprop and neural networks"): forward propagation computes the graph's nodes;
@@ -31,12 +30,10 @@ from course_lib.backprop.checks import (
 )
 from course_lib.backprop.engine import OpCounter, grad, grad_of, zero_grad
 from course_lib.backprop.gates import MultiplyGate, softmax_cross_entropy
-from course_lib.backprop.lookup_tagger import LookupTagger
 from course_lib.backprop.value import Value
 
 __all__ = [
     "BackwardCost",
-    "LookupTagger",
     "MultiplyGate",
     "OpCounter",
     "Value",
