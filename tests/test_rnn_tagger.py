@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 import torch
 
@@ -137,6 +139,8 @@ def test_baseline_and_metrics():
         "DET",
         "NOUN",
     ]  # run: VERB 2, NOUN 1
+    dev = [SimpleNamespace(words=["run", "zebra"], upos=["VERB", "ADJ"])]
+    assert base.right(dev) == [True, False]  # zebra: unseen, NOUN
     gold = ["NOUN", "NOUN", "VERB", "DET", "NOUN"]
     pred = ["NOUN", "VERB", "VERB", "DET", "VERB"]
     acc = per_tag_accuracy(gold, pred)
