@@ -35,7 +35,10 @@ from dataclasses import dataclass
 
 from course_lib.runtime import in_gpu_check
 
-CHECK_STEPS = 3  # the steps a loop takes in a gpu check: two intervals between steps
+# the steps a loop takes in a gpu check: nine intervals between steps, whose mean is a step's
+# work; batches grouped by length differ several-fold (two intervals once put Chapter 10's
+# first digit model at 2.8 times its whole run's mean step, from the longest batch it drew)
+CHECK_STEPS = 10
 WHOLE_RUN = 10  # a run planned at most this many steps takes them all
 
 

@@ -15,6 +15,8 @@ import t4_estimate  # noqa: E402
 import torch  # noqa: E402
 from live_lab import write_notebook  # noqa: E402
 
+from course_lib import step_plan  # noqa: E402
+
 
 def notebook(path: Path, *cells: str) -> Path:
     """A notebook of these code cells at ``path`` (the live widget tests' writer)."""
@@ -44,8 +46,9 @@ def test_a_run_counts_steps_and_flops_and_lists_a_result_assert(tmp_path):
     outcome = gpu_check.run(path, timeout=120)
     assert outcome.passed, outcome.errors
     (run,) = outcome.stats["runs"]  # fit stopped after the check's steps
-    assert run["loop"] == "fit" and run["taken"] == 3 and run["planned"] == 300
-    assert outcome.stats["totals"]["flops"] == 3 * STEP_FLOPS
+    taken = step_plan.CHECK_STEPS
+    assert run["loop"] == "fit" and run["taken"] == taken and run["planned"] == 300
+    assert outcome.stats["totals"]["flops"] == taken * STEP_FLOPS
     assert (
         len(outcome.skipped_checks) == 1
         and "AssertionError" in outcome.skipped_checks[0]
@@ -105,11 +108,12 @@ def test_the_t4_estimate_scales_a_steps_work_by_the_planned_steps(tmp_path):
     outcome = gpu_check.run(path, timeout=120)
     assert outcome.passed, gpu_check.report([outcome])
     (run,) = outcome.stats["runs"]
-    assert run["optimizer"] and len(run["intervals"]) == 2  # each step to the next
-    assert [i[1] for i in run["intervals"]] == [STEP_FLOPS] * 2
+    intervals = step_plan.CHECK_STEPS - 1  # each step to the next
+    assert run["optimizer"] and len(run["intervals"]) == intervals
+    assert [i[1] for i in run["intervals"]] == [STEP_FLOPS] * intervals
     e = outcome.estimate
     assert e.planned_steps == 300 and e.planned_flops == 300 * STEP_FLOPS
-    ops = statistics.median(i[2] for i in run["intervals"])
+    ops = statistics.fmean(i[2] for i in run["intervals"])
     per_step = t4_estimate.on_t4(0, STEP_FLOPS, ops, 0, python=False)
     assert e.training_seconds == pytest.approx(300 * per_step)
     assert "T4 estimate: 300 planned steps in 1 runs" in gpu_check.report([outcome])
@@ -147,6 +151,16 @@ def test_the_estimate_of_runs_and_other_work():
     # and 4.05e12 FLOPs (1 s on a T4)
     assert e.other_seconds == pytest.approx((12 - 2.1) - (1 - 0.45) + 1)
     assert not e.problems
+
+
+def test_a_step_is_the_mean_of_the_intervals():
+    """Batches grouped by length differ: three steps of 100, 100 and 400 operators are 600
+    operators, 200 a step (their median, 100, would put 1,000 such steps at half their cost)."""
+    steps = [[0.1, 0.0, ops, 0.05] for ops in (100, 100, 400)]
+    run = dict(loop="fit", planned=1000, taken=4, optimizer=True, intervals=steps)
+    zero = dict(seconds=0.0, flops=0.0, ops=0, op_seconds=0.0)
+    e = t4_estimate.estimate(dict(totals=zero, runs=[run]))
+    assert e.training_seconds == pytest.approx(1000 * 200 * t4_estimate.T4_OP_SECONDS)
 
 
 @pytest.mark.parametrize("layer", [torch.nn.GRU, torch.nn.LSTM, torch.nn.RNN])

@@ -2,7 +2,8 @@
 
 Each run of a training loop in the check (``course_lib.step_plan``) plans its steps and takes
 the first few; tools/gpu_counting.py counts each interval between two of them. On a T4 a run
-takes ``planned steps x (FLOPs / T4_FLOPS + operators x T4_OP_SECONDS)`` of the median step, and
+takes ``planned steps x (FLOPs / T4_FLOPS + operators x T4_OP_SECONDS)`` of the mean step (a
+sum of steps is their number times their mean; batches grouped by length vary), and
 a loop without a torch optimizer (SGNS, GloVe, the scalar engine) its Python time too. The rest
 of the check (data, evaluation) is other work as it ran: its Python time stays on the CPU, its
 operators go to the T4 (a lower bound where the chapter's ``gpu_check`` cuts it).
@@ -65,7 +66,7 @@ def estimate(stats: dict) -> Estimate:
             if planned > taken:
                 out.problems.append(f"{name} took {taken} step of {planned}: too few")
             continue
-        step = [statistics.median(iv[k] for iv in run["intervals"]) for k in range(4)]
+        step = [statistics.fmean(iv[k] for iv in run["intervals"]) for k in range(4)]
         other = [max(0.0, o - taken * s) for o, s in zip(other, step)]
         out.planned_steps += planned
         out.planned_flops += planned * step[1]
