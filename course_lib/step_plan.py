@@ -11,7 +11,8 @@ A gpu check (``make gpu-check``, :func:`~course_lib.runtime.in_gpu_check`) runs 
 gpu profile's sizes on a CPU. There each call of a loop is a :class:`Run` in :data:`RUNS`: the
 loop gives its planned steps at the sizes it was given, then takes only the first
 :data:`CHECK_STEPS` of them (:func:`step` says when to stop) and ends early; a run of at most
-:data:`WHOLE_RUN` steps runs whole (a chapter's short demonstrations keep their meaning).
+:data:`WHOLE_RUN` steps runs whole (a chapter's short demonstrations keep their meaning: with
+``CHECK_STEPS`` at 10 too, every run of at most 10 steps does anyway).
 ``tools/gpu_check.py`` multiplies the counted cost of one of those steps by the planned steps:
 the gpu profile's training on a T4, estimated without running it. The plan is the gpu profile's
 wherever the chapter's ``gpu_check`` changes leave the loop's epochs, steps and data alone (a loop
@@ -37,7 +38,8 @@ from course_lib.runtime import in_gpu_check
 
 # the steps a loop takes in a gpu check: nine intervals between steps, whose mean is a step's
 # work; batches grouped by length differ several-fold (two intervals once put Chapter 10's
-# first digit model at 2.8 times its whole run's mean step, from the longest batch it drew)
+# first digit model at nearly three times the mean step of its epochs, from the longest batch it
+# drew)
 CHECK_STEPS = 10
 WHOLE_RUN = 10  # a run planned at most this many steps takes them all
 

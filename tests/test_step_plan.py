@@ -196,8 +196,9 @@ LOOPS = [
 
 @pytest.fixture
 def check(monkeypatch):
-    """A gpu check whose runs are recorded afresh, stopping a loop after 3 steps (fewer
-    than the loops here take); returns the recorded runs."""
+    """A gpu check whose runs are recorded afresh, stopping a loop after 3 steps (below
+    WHOLE_RUN, so that the short runs here are told from the stopped ones); returns the
+    recorded runs."""
     monkeypatch.setenv("COURSE_GPU_CHECK", "1")
     monkeypatch.setattr(step_plan, "RUNS", [])
     monkeypatch.setattr(step_plan, "CHECK_STEPS", 3)
@@ -232,7 +233,9 @@ def test_a_gpu_check_stops_a_loop_early_and_keeps_its_plan(
     monkeypatch.setattr(step_plan, "WHOLE_RUN", 0)  # short runs stop early too
     _, expected = _run(loop, tmp_path)
     assert [r.planned for r in check.RUNS] == expected
-    assert [r.taken for r in check.RUNS] == [min(3, n) for n in expected]
+    assert [r.taken for r in check.RUNS] == [
+        min(check.CHECK_STEPS, n) for n in expected
+    ]
 
 
 def test_a_short_run_runs_whole_in_a_gpu_check(check, tmp_path):
@@ -249,15 +252,16 @@ def test_tune_evaluates_where_a_gpu_check_stops_it(check):
     assert len(losses) == 3 and evaluated == [3]
 
 
-def test_planned_steps_and_the_plan_of_the_epochs_to_come():
+def test_planned_steps_and_the_plan_of_the_epochs_to_come(monkeypatch):
     assert step_plan.planned_steps(3, 7) == 21
     assert step_plan.planned_steps(3, 7, max_steps=10) == 10
     run = step_plan.Run("x", taken=4)
     step_plan.plan_epochs(run, 2, 5, max_steps=12, done=4)  # 4 + min(10, 12 - 4)
     assert run.planned == 12
-    check_steps = step_plan.CHECK_STEPS
     assert step_plan.allowed(None, 50) == 50
-    assert step_plan.allowed(run, 50) == check_steps
+    assert step_plan.allowed(run, 50) == step_plan.CHECK_STEPS
+    monkeypatch.setattr(step_plan, "CHECK_STEPS", 3)  # below WHOLE_RUN (10)
+    assert step_plan.allowed(run, 50) == 3
     assert step_plan.allowed(run, 10) == 10  # a short run runs whole
     assert step_plan.count_rest(2, iter(range(5))) == 7
     assert step_plan.begin("fit", 9) is None and not step_plan.step(None)
