@@ -47,6 +47,13 @@ def test_traits_hold_the_precomputed_rounded_matrices(live):
     np.testing.assert_array_equal(w.matrix(), want[0])
 
 
+def test_the_slider_says_what_it_steps_through(html):
+    assert HeatmapExplorer(_mats(), WORDS).slider_label == "Matrix"  # the default
+    w = HeatmapExplorer(_mats(), WORDS, slider_label="rank k")
+    page = w._repr_mimebundle_()["text/html"]
+    assert _script(page, "-state")["slider_label"] == "rank k"  # the static page's
+
+
 def test_list_with_names_labels_defaults_and_missing_values(live):
     a = np.array([[0.12345, np.nan], [1.0, 2.0], [3.0, 4.0]])
     w = HeatmapExplorer([a, a * 2], names=["L0H0", "L0H1"], value_range=(0, 10))

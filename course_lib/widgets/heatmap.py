@@ -45,7 +45,8 @@ class HeatmapExplorer(CourseWidget):
     row_labels: R strings (default ``0 … R-1``); col_labels: C strings (default: the row
     labels when R == C, else ``0 … C-1``). The colour scale ``value_range`` (vmin, vmax) is
     shared by all matrices, by default their overall finite minimum and maximum, so colours
-    compare across the slider. Values are rounded to ``decimals`` places.
+    compare across the slider. Values are rounded to ``decimals`` places; ``slider_label``
+    names what the slider steps through (Chapter 1's rank k).
 
     The view: a slider over the names, cells coloured on a viridis ramp, a readout
     "row · col = value" and the hovered row and column highlighted (arrow keys move a cursor
@@ -61,6 +62,7 @@ class HeatmapExplorer(CourseWidget):
     row_labels = t.List(t.Unicode(), help="R row labels").tag(sync=True)
     col_labels = t.List(t.Unicode(), help="C column labels").tag(sync=True)
     title = t.Unicode("").tag(sync=True)
+    slider_label = t.Unicode("Matrix", help="the slider's label").tag(sync=True)
     value_range = t.List(t.Float(), default_value=[0.0, 1.0], minlen=2, maxlen=2).tag(
         sync=True
     )
@@ -74,6 +76,7 @@ class HeatmapExplorer(CourseWidget):
         *,
         names: Sequence[str] | None = None,
         title: str = "",
+        slider_label: str = "Matrix",
         value_range: tuple[float, float] | None = None,
         index: int = 0,
         decimals: int = 3,
@@ -140,6 +143,7 @@ class HeatmapExplorer(CourseWidget):
             row_labels=rows,
             col_labels=cols,
             title=str(title),
+            slider_label=str(slider_label),
             value_range=[round(lo, decimals), round(hi, decimals)],
             index=int(index),
         )

@@ -2,7 +2,7 @@
 // A dependency-free ES module: no imports, only model.get/set/on/off/save_changes, so the
 // same file runs under anywidget (live) and under the book's stand-in model (html).
 // Traits read: matrices (M x R x C, null = missing), names (M), row_labels (R),
-// col_labels (C), title, value_range [vmin, vmax], index, _kernel.
+// col_labels (C), title, slider_label, value_range [vmin, vmax], index, _kernel.
 // Shared helpers come from js/shared (see base.js_source).
 
 const CSS = `
@@ -21,7 +21,7 @@ function render({ model, el }) {
   const root = widgetRoot("cw-hm", CSS);
   const title = make("div", "cw-hm-title");
   const controls = make("div", "cw-hm-controls");
-  const label = make("label", null, "Matrix");
+  const label = make("label", null, "");
   label.htmlFor = `${uid}-slider`;
   const prev = button("◀", "previous matrix");
   const slider = stepSlider(`${uid}-slider`);
@@ -81,6 +81,7 @@ function render({ model, el }) {
     root.setAttribute("data-kernel", model.get("_kernel") === false ? "false" : "true");
     title.textContent = model.get("title") || "";
     title.hidden = !title.textContent;
+    label.textContent = model.get("slider_label") || "Matrix";
     root.setAttribute("aria-label", title.textContent || "heatmap");
     controls.hidden = names.length <= 1;
     slider.max = String(Math.max(0, names.length - 1));
@@ -129,7 +130,7 @@ function render({ model, el }) {
     cursor.set([r, c]);
   });
 
-  const rebuildOn = ["matrices", "names", "row_labels", "col_labels", "title", "value_range"];
+  const rebuildOn = ["matrices", "names", "row_labels", "col_labels", "title", "slider_label", "value_range"];
   const handlers = rebuildOn.map((key) => [`change:${key}`, build]);
   handlers.push(["change:index", paint]);
   readout.textContent = HINT;
