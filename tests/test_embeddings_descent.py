@@ -3,7 +3,12 @@
 import pytest
 import torch
 
-from course_lib.embeddings.descent import descent_curves, full_objective
+from course_lib.embeddings.descent import (
+    DescentCurve,
+    best_runs,
+    descent_curves,
+    full_objective,
+)
 from course_lib.embeddings.word2vec import SkipGram
 
 
@@ -54,3 +59,31 @@ def test_bad_input_is_reported():
         descent_curves(_pairs(V=3), 3, [])
     with pytest.raises(ValueError, match="batch size of run 'x'"):
         descent_curves(_pairs(V=3), 3, [("x", 0, 1.0)])
+
+
+def _curve(name, lr, final):
+    return DescentCurve(name, 1, lr, examples=[0, 1], objective=[9.0, final])
+
+
+def test_best_runs_keeps_each_names_lowest_final_J_and_never_a_diverged_one():
+    sweep = [
+        _curve("gd", 1.0, 5.0),
+        _curve("sgd", 1.0, 4.0),
+        _curve("gd", 2.0, 3.0),
+        _curve("sgd", 2.0, float("nan")),  # diverged
+        _curve("gd", 4.0, float("inf")),
+    ]
+    gd, sgd = best_runs(sweep)
+    assert (gd.name, gd.lr) == ("gd", 2.0) and (sgd.name, sgd.lr) == ("sgd", 1.0)
+    # on real runs: the sweep's winner is the run of the lowest final J among finite ones
+    runs = [("sgd", 10, lr) for lr in (0.1, 1.0, 1e6)]
+    curves = descent_curves(_pairs(), 20, runs, dim=4, examples=600, evals=2)
+    finite = [c for c in curves if c.objective[-1] == c.objective[-1] < float("inf")]
+    assert best_runs(curves)[0] is min(finite, key=lambda c: c.objective[-1])
+
+
+def test_best_runs_reports_a_sweep_that_all_diverged():
+    with pytest.raises(ValueError, match="curves is empty"):
+        best_runs([])
+    with pytest.raises(ValueError, match=r"every learning rate of \['gd'\] diverged"):
+        best_runs([_curve("gd", 1.0, float("nan")), _curve("sgd", 1.0, 2.0)])

@@ -28,7 +28,7 @@ from course_lib.embeddings._common import Device, check_positive_int, describe
 from course_lib.embeddings.word2vec import SkipGram
 from course_lib.runtime import run_seed
 
-__all__ = ["DescentCurve", "descent_curves", "full_objective"]
+__all__ = ["DescentCurve", "best_runs", "descent_curves", "full_objective"]
 
 
 @dataclass
@@ -144,3 +144,28 @@ def descent_curves(
         curve.seconds_per_step = step_time / steps
         curves.append(curve)
     return curves
+
+
+def best_runs(curves: Sequence[DescentCurve]) -> list[DescentCurve]:
+    """Of the runs sharing a name (a learning-rate sweep), the one with the lowest final J.
+
+    A run whose J overflowed (inf or nan: its learning rate diverged) never wins. Names keep
+    the order of their first run. Chapter 2 compares gradient descent and SGD each at its
+    own best learning rate.
+    """
+    if not curves:
+        raise ValueError("curves is empty: give the runs of descent_curves")
+
+    def final(c: DescentCurve) -> float:
+        return c.objective[-1] if math.isfinite(c.objective[-1]) else math.inf
+
+    best: dict[str, DescentCurve] = {}
+    for c in curves:
+        if c.name not in best or final(c) < final(best[c.name]):
+            best[c.name] = c
+    diverged = [name for name, c in best.items() if final(c) == math.inf]
+    if diverged:
+        raise ValueError(
+            f"every learning rate of {diverged} diverged: try smaller ones"
+        )
+    return list(best.values())
