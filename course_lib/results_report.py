@@ -88,6 +88,26 @@ def anchor(row: dict) -> str:
     return value
 
 
+def coverage(data: dict[str, Any], row: dict) -> str:
+    """The setting's last words where a row names them: how many test items each side scored.
+
+    ``covered``: the results key of our count; ``anchor_covered``: the anchor's; ``items``: what
+    they count (default "items"). Our count is read from this run, so it follows the profile.
+    """
+    if "covered" not in row:
+        return ""
+    n = lookup(data, row["covered"])
+    items = row.get("items", "items")
+    ours = f"{n:,}" if isinstance(n, int) and not isinstance(n, bool) else MISSING
+    text = f" Ours scored on {ours} {items}"
+    if "anchor_covered" in row:
+        m = row["anchor_covered"]
+        text += f", the anchor on {m:,}"
+        if ours != MISSING:
+            text += " (the same count)" if n == m else " (not the same items)"
+    return text + "."
+
+
 def chapter_table(data: dict[str, Any], rows: list[dict] | None) -> str:
     """The markdown table of one chapter: declared rows, or every scalar it recorded."""
     if rows is None:
@@ -108,7 +128,7 @@ def chapter_table(data: dict[str, Any], rows: list[dict] | None) -> str:
             row.get("label", row["key"]),
             ours,
             anchor(row),
-            row.get("setting", ""),
+            row.get("setting", "") + coverage(data, row),
         ]
         lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
     return "\n".join(lines)

@@ -48,6 +48,11 @@ def test_bias_direction_finds_the_planted_axis_and_points_to_the_first_words():
         assert g[0] > 0.9  # towards "she", "woman", "her"
     components, share = definitional_pca(E, VOCAB, PAIRS)
     assert share[0] > 0.5 > share[1] and float(share.sum()) == pytest.approx(1.0)
+    # the 2P = 6 centred rows come in ± pairs: P = 3 directions, the rest of the spectrum 0
+    assert components.shape == (3, 6) and share.shape == (3,)
+    half = torch.stack([E[VOCAB[a]] - E[VOCAB[b]] for a, b in PAIRS]) / 2  # (3, 6)
+    spectrum = torch.linalg.svdvals(torch.cat([half, -half]))  # (6,)
+    assert float(spectrum[3:].max()) < 1e-5 * float(spectrum[0])
     torch.testing.assert_close(
         components[0].abs(), bias_direction(E, VOCAB, PAIRS).abs()
     )

@@ -10,6 +10,7 @@ from course_lib import results
 from course_lib.results_report import (
     MISSING,
     chapter_table,
+    coverage,
     find_root,
     format_value,
     lookup,
@@ -53,7 +54,8 @@ def test_missing_results_are_shown_missing_never_filled_in(tmp_path, monkeypatch
         "| skip-gram, WordSim-353 Spearman ρ | 0.412 | 0.373 (measured by "
         "`benchmarks/word2vec_vs_gensim.py`) |" in ch01
     )
-    assert ch01.count(MISSING) == 2  # the PPMI-SVD and analogy rows were not recorded
+    # the PPMI-SVD and analogy rows were not recorded, nor the two counts of items scored
+    assert ch01.count(MISSING) == 4
     assert "profile" in ch01
     assert "No results were recorded" in page.split("**2. ")[1].split("\n\n**")[0]
 
@@ -91,3 +93,27 @@ def test_the_results_page_is_read_after_every_chapter():
         str(p.relative_to(ROOT).with_suffix("")) for p in toc_chapters(ROOT).values()
     ]
     assert all(results_page[0] > chapter for chapter in chapters)
+
+
+def test_coverage_says_how_many_items_each_side_scored():
+    row = {"key": "acc", "covered": "n", "anchor_covered": 8087, "items": "questions"}
+    assert coverage({"n": 8087}, row) == (
+        " Ours scored on 8,087 questions, the anchor on 8,087 (the same count)."
+    )
+    assert coverage({"n": 1865}, row).endswith(
+        "the anchor on 8,087 (not the same items)."
+    )
+    assert (
+        coverage({}, row)
+        == f" Ours scored on {MISSING} questions, the anchor on 8,087."
+    )
+    assert (
+        coverage({"n": 299}, {"key": "ws", "covered": "n"})
+        == " Ours scored on 299 items."
+    )
+    assert coverage({"n": 5}, {"key": "ws"}) == ""
+    table = chapter_table({"acc": 0.5, "n": 10}, [{**row, "setting": "gensim."}])
+    assert (
+        "| gensim. Ours scored on 10 questions, the anchor on 8,087 (not the same"
+        in table
+    )

@@ -22,6 +22,15 @@ def test_predicted_arcs_above_gold_below_coloured_by_correctness():
     assert len(ax.patches) == 10  # 5 predicted arcs above, 5 gold arcs below
     colours = {tuple(p.get_edgecolor()) for p in ax.patches[:5]}
     assert colours == {to_rgba(c) for c in (CORRECT, WRONG_LABEL, WRONG_HEAD)}
+    key = {
+        t.get_text(): h.get_color()
+        for t, h in zip(ax.get_legend().get_texts(), ax.get_legend().legend_handles)
+    }
+    assert key["head and label right"] == CORRECT and key["head wrong"] == WRONG_HEAD
+    assert key["head right, label wrong"] == WRONG_LABEL and "gold (below)" in key
+    plt.close(ax.figure)
+    ax = dependency_arcs(EV["words"], EV["gold_heads"])  # no gold to compare: no key
+    assert ax.get_legend() is None
     plt.close(ax.figure)
 
 

@@ -64,13 +64,16 @@ def definitional_pca(
 
     For each pair, μ = (e_a + e_b)/2 and the rows e_a - μ, e_b - μ; their singular directions.
     Returns the components (k, D) (rows, unit length) and each one's share of the variance (k,),
-    k = min(2P, D): a dominant first share means one direction captures the pairs' difference.
+    k = min(P, D): the 2P rows come in ± pairs, so they span at most P directions, and the
+    other singular values are 0. A dominant first share means one direction captures the
+    pairs' difference.
     """
     a, b = _pair_vectors(E, vocab, pairs)  # (P, D) each
     half = (a - b) / 2  # (P, D)  e_a - μ  (and e_b - μ = -half)
     centred = torch.cat([half, -half])  # (2P, D)
-    _, S, Vh = torch.linalg.svd(centred, full_matrices=False)  # (k,), (k, D)
-    return Vh, S**2 / (S**2).sum()
+    _, S, Vh = torch.linalg.svd(centred, full_matrices=False)  # (min(2P, D),), (·, D)
+    k = min(len(pairs), E.shape[1])
+    return Vh[:k], S[:k] ** 2 / (S**2).sum()
 
 
 def bias_direction(

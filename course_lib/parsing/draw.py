@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from matplotlib.axes import Axes
+from matplotlib.lines import Line2D
 from matplotlib.patches import PathPatch
 from matplotlib.path import Path
 
@@ -163,6 +164,16 @@ def dependency_arcs(
     ax.set_xlim(-0.7, xs[-1] + 0.7)
     ax.set_ylim(-bottom - 0.3, top + 0.3)
     ax.axis("off")
+    if gold_heads is not None:  # the key to the colours
+        key = [
+            ("head and label right", CORRECT),
+            ("head right, label wrong", WRONG_LABEL),
+        ]
+        key += [("head wrong", WRONG_HEAD), ("gold (below)", GOLD)]
+        handles = [Line2D([], [], color=c, lw=2, label=t) for t, c in key]
+        ax.legend(
+            handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=9
+        )
     if title:
         ax.set_title(title, fontsize=10)
     return ax

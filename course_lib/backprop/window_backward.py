@@ -1,0 +1,61 @@
+r"""The window classifier's gradients by hand: lecture 3's δs, chained layer by layer. Chapter 3.
+
+Forward (``window_classifier``), for a batch of B windows with mean cross-entropy J:
+
+    x = [e_{t−w}; …; e_{t+w}],   z = W x + b,   h = f(z),   s = U h + c,   p = softmax(s).
+
+Backward, each step an upstream gradient times a local one (lecture 3):
+
+    δ₂ = ∂J/∂s = (p − y) / B                      (softmax with cross-entropy)
+    ∂J/∂U = δ₂ᵀ h,   ∂J/∂c = Σ_batch δ₂
+    δ₁ = ∂J/∂z = (δ₂ U) ∘ f′(z)                   (δ = u ∘ f′(z), with U's rows as u)
+    ∂J/∂W = δ₁ᵀ x,   ∂J/∂b = Σ_batch δ₁          (∂s/∂W = δ xᵀ, batched)
+    ∂J/∂x = δ₁ W,    ∂J/∂e_w = Σ of ∂J/∂x's slots that hold word w
+
+Shape letters: B batch, K = 2w+1 window slots, V vocabulary, D embedding width, H hidden
+units, C tags.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+
+from course_lib.backprop.matrix_calculus import activation_derivative
+
+__all__ = ["window_gradients"]
+
+
+def window_gradients(
+    params: dict[str, Tensor], ids: Tensor, tags: Tensor, activation: str = "tanh"
+) -> dict[str, Tensor]:
+    """∂J/∂θ for θ = E, W, b, U, c of the window classifier, by the δs above. Chapter 3.
+
+    params: ``init_params``'s dict (E (V, D), W (H, K·D), b (H,), U (C, H), c (C,));
+    ids: (B, K) word ids; tags: (B,) tag ids. Returns a dict of the same keys and shapes.
+    """
+    E, W, b, U, c = (params[k] for k in ("E", "W", "b", "U", "c"))
+    if ids.dim() != 2 or ids.size(1) * E.size(1) != W.size(1):
+        raise ValueError(
+            f"ids must be (B, K) with K·D = {W.size(1)} (W's columns); "
+            f"got {tuple(ids.shape)} with D = {E.size(1)}"
+        )
+    if tags.shape != ids.shape[:1]:
+        raise ValueError(f"tags must be ({ids.size(0)},); got {tuple(tags.shape)}")
+    B = ids.size(0)
+    x = E[ids].flatten(1)  # (B, K·D)
+    z = x @ W.T + b  # (B, H)
+    h = getattr(torch, activation)(z)  # (B, H)
+    p = torch.softmax(h @ U.T + c, dim=1)  # (B, C)
+    delta2 = (p - F.one_hot(tags, U.size(0)).to(p.dtype)) / B  # (B, C)  ∂J/∂s
+    delta1 = (delta2 @ U) * activation_derivative(z, activation)  # (B, H)  ∂J/∂z
+    dx = (delta1 @ W).reshape(B, -1, E.size(1))  # (B, K, D)  ∂J/∂x, slot by slot
+    dE = torch.zeros_like(E).index_add_(0, ids.flatten(), dx.flatten(0, 1))  # (V, D)
+    return {
+        "E": dE,
+        "W": delta1.T @ x,  # (H, K·D)
+        "b": delta1.sum(0),  # (H,)
+        "U": delta2.T @ h,  # (C, H)
+        "c": delta2.sum(0),  # (C,)
+    }
