@@ -363,5 +363,6 @@ def mlp_gradient_flow_explorer(
         figure_panels=[
             {**start, "residual": False, "layernorm": False, **p} for p in panels
         ],
+        shared_axis=True,  # settings compared at one scale: vanishing and exploding side by side
         decimals=decimals,
     )
