@@ -35,5 +35,9 @@ def test_bad_shapes_are_reported():
     params = init_params(cfg, dtype=torch.float64)
     with pytest.raises(ValueError, match=r"ids must be \(B, K\) with K·D = 9"):
         window_gradients(params, torch.zeros(2, 4, dtype=torch.long), torch.zeros(2))
+    with pytest.raises(ValueError, match="activation must be one of"):
+        window_gradients(
+            params, torch.zeros(2, 3, dtype=torch.long), torch.zeros(2), "cube"
+        )
     with pytest.raises(ValueError, match=r"tags must be \(2,\)"):
         window_gradients(params, torch.zeros(2, 3, dtype=torch.long), torch.zeros(3))

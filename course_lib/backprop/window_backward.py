@@ -8,7 +8,7 @@ Backward, each step an upstream gradient times a local one (lecture 3):
 
     δ₂ = ∂J/∂s = (p − y) / B                      (softmax with cross-entropy)
     ∂J/∂U = δ₂ᵀ h,   ∂J/∂c = Σ_batch δ₂
-    δ₁ = ∂J/∂z = (δ₂ U) ∘ f′(z)                   (δ = u ∘ f′(z), with U's rows as u)
+    δ₁ = ∂J/∂z = (δ₂ U) ∘ f′(z)                   (δ = u ∘ f′(z), with Uᵀδ₂ as u)
     ∂J/∂W = δ₁ᵀ x,   ∂J/∂b = Σ_batch δ₁          (∂s/∂W = δ xᵀ, batched)
     ∂J/∂x = δ₁ W,    ∂J/∂e_w = Σ of ∂J/∂x's slots that hold word w
 
@@ -23,6 +23,7 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from course_lib.backprop.matrix_calculus import activation_derivative
+from course_lib.backprop.window_classifier import ACTIVATIONS
 
 __all__ = ["window_gradients"]
 
@@ -35,6 +36,8 @@ def window_gradients(
     params: ``init_params``'s dict (E (V, D), W (H, K·D), b (H,), U (C, H), c (C,));
     ids: (B, K) word ids; tags: (B,) tag ids. Returns a dict of the same keys and shapes.
     """
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"activation must be one of {ACTIVATIONS}; got {activation!r}")
     E, W, b, U, c = (params[k] for k in ("E", "W", "b", "U", "c"))
     if ids.dim() != 2 or ids.size(1) * E.size(1) != W.size(1):
         raise ValueError(
