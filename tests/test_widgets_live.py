@@ -112,7 +112,7 @@ def test_widgets_live_in_jupyterlab(lab):  # noqa: F811 - the fixture
             assert columns.count() == 8  # depth 16 is not there: 8 is the nearest
             assert radio("depth", "8").is_checked()
             assert radio("activation", "tanh").is_checked()
-            assert kernel_sees(page, PROBE, "0 8 tanh False\n") == "0 8 tanh False\n"
+            assert kernel_sees(page, PROBE, "0 8 tanh True\n") == "0 8 tanh True\n"
 
         with step("heatmap: the slider's arrow key moves the view, not the notebook"):
             slider = heat.locator("input[type=range]")
@@ -134,7 +134,7 @@ def test_widgets_live_in_jupyterlab(lab):  # noqa: F811 - the fixture
             assert readout.inner_text() == "y · x = 0"
 
         with step("heatmap: the slider's value reaches the kernel"):
-            assert kernel_sees(page, PROBE, "1 8 tanh False\n") == "1 8 tanh False\n"
+            assert kernel_sees(page, PROBE, "1 8 tanh True\n") == "1 8 tanh True\n"
 
         with step("gradient flow: a radio's arrow key and clicks change the view"):
             radio("depth", "8").focus()
@@ -147,10 +147,12 @@ def test_widgets_live_in_jupyterlab(lab):  # noqa: F811 - the fixture
             radio("activation", "relu").locator("xpath=..").click()  # its label
             assert radio("activation", "relu").is_checked()
             assert columns.count() == 4 and norms() != before
-            grad.get_by_label("same y axis for every setting").check()
+            grad.get_by_label(
+                "same y axis for every setting"
+            ).uncheck()  # on by default in this explorer
 
         with step("gradient flow: the controls reach the kernel"):
-            assert kernel_sees(page, PROBE, "1 4 relu True\n") == "1 4 relu True\n"
+            assert kernel_sees(page, PROBE, "1 4 relu False\n") == "1 4 relu False\n"
 
         with step("a change made in the kernel reaches both views"):
             out = run_cell(

@@ -28,32 +28,41 @@ from course_lib.backprop.window_classifier import ACTIVATIONS
 __all__ = ["window_gradients"]
 
 
+def _check_window_inputs(
+    params: dict[str, Tensor], ids: Tensor, tags: Tensor, activation: str
+) -> None:
+    """Clear errors for an unknown activation and for ids or tags of the wrong shape."""
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"activation must be one of {ACTIVATIONS}; got {activation!r}")
+    D, KD = params["E"].size(1), params["W"].size(1)
+    if ids.dim() != 2 or ids.size(1) * D != KD:
+        raise ValueError(
+            f"ids must be (B, K) with K·D = {KD} (W's columns); "
+            f"got {tuple(ids.shape)} with D = {D}"
+        )
+    if tags.shape != ids.shape[:1]:
+        raise ValueError(f"tags must be ({ids.size(0)},); got {tuple(tags.shape)}")
+
+
 def window_gradients(
     params: dict[str, Tensor], ids: Tensor, tags: Tensor, activation: str = "tanh"
 ) -> dict[str, Tensor]:
     """∂J/∂θ for θ = E, W, b, U, c of the window classifier, by the δs above. Chapter 3.
 
     params: ``init_params``'s dict (E (V, D), W (H, K·D), b (H,), U (C, H), c (C,));
-    ids: (B, K) word ids; tags: (B,) tag ids. Returns a dict of the same keys and shapes.
+    ids: (B, K) word ids; tags: (B,) tag ids. Returns a dict of the same keys, shapes.
     """
-    if activation not in ACTIVATIONS:
-        raise ValueError(f"activation must be one of {ACTIVATIONS}; got {activation!r}")
+    _check_window_inputs(params, ids, tags, activation)
     E, W, b, U, c = (params[k] for k in ("E", "W", "b", "U", "c"))
-    if ids.dim() != 2 or ids.size(1) * E.size(1) != W.size(1):
-        raise ValueError(
-            f"ids must be (B, K) with K·D = {W.size(1)} (W's columns); "
-            f"got {tuple(ids.shape)} with D = {E.size(1)}"
-        )
-    if tags.shape != ids.shape[:1]:
-        raise ValueError(f"tags must be ({ids.size(0)},); got {tuple(tags.shape)}")
-    B = ids.size(0)
+    B, D = ids.size(0), E.size(1)
     x = E[ids].flatten(1)  # (B, K·D)
     z = x @ W.T + b  # (B, H)
     h = getattr(torch, activation)(z)  # (B, H)
     p = torch.softmax(h @ U.T + c, dim=1)  # (B, C)
-    delta2 = (p - F.one_hot(tags, U.size(0)).to(p.dtype)) / B  # (B, C)  ∂J/∂s
+    y = F.one_hot(tags, U.size(0)).to(p.dtype)  # (B, C)
+    delta2 = (p - y) / B  # (B, C)  ∂J/∂s
     delta1 = (delta2 @ U) * activation_derivative(z, activation)  # (B, H)  ∂J/∂z
-    dx = (delta1 @ W).reshape(B, -1, E.size(1))  # (B, K, D)  ∂J/∂x, slot by slot
+    dx = (delta1 @ W).reshape(B, -1, D)  # (B, K, D)  ∂J/∂x, slot by slot
     dE = torch.zeros_like(E).index_add_(0, ids.flatten(), dx.flatten(0, 1))  # (V, D)
     return {
         "E": dE,
