@@ -19,10 +19,12 @@ units, C tags.
 from __future__ import annotations
 
 import torch
-import torch.nn.functional as F
 from torch import Tensor
 
-from course_lib.backprop.matrix_calculus import activation_derivative
+from course_lib.backprop.matrix_calculus import (
+    activation_derivative,
+    cross_entropy_grad,
+)
 from course_lib.backprop.window_classifier import ACTIVATIONS
 
 __all__ = ["window_gradients"]
@@ -58,9 +60,7 @@ def window_gradients(
     x = E[ids].flatten(1)  # (B, K·D)
     z = x @ W.T + b  # (B, H)
     h = getattr(torch, activation)(z)  # (B, H)
-    p = torch.softmax(h @ U.T + c, dim=1)  # (B, C)
-    y = F.one_hot(tags, U.size(0)).to(p.dtype)  # (B, C)
-    delta2 = (p - y) / B  # (B, C)  ∂J/∂s
+    delta2 = cross_entropy_grad(h @ U.T + c, tags) / B  # (B, C)  ∂J/∂s = (p − y) / B
     delta1 = (delta2 @ U) * activation_derivative(z, activation)  # (B, H)  ∂J/∂z
     dx = (delta1 @ W).reshape(B, -1, D)  # (B, K, D)  ∂J/∂x, slot by slot
     dE = torch.zeros_like(E).index_add_(0, ids.flatten(), dx.flatten(0, 1))  # (V, D)
