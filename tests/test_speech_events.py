@@ -3,7 +3,12 @@
 import numpy as np
 import pytest
 
-from course_lib.speech.events import detect_events, event_scores, match_events
+from course_lib.speech.events import (
+    detect_events,
+    event_scores,
+    false_alarms,
+    match_events,
+)
 
 
 def test_detector_fires_once_per_refractory_window():
@@ -29,6 +34,17 @@ def test_detector_re_arms_when_the_probability_falls_not_on_time():
 def test_matching_with_tolerance():
     assert match_events([1.0, 1.1, 5.0], [1.05, 3.0], tolerance=0.2) == (1, 2, 1)
     assert match_events([], [1.0], 0.5) == (0, 0, 1)
+
+
+def test_false_alarms_are_the_detections_that_claim_no_truth():
+    # 1.1 comes second to a truth 1.0 already claimed: a double firing is a false alarm
+    assert false_alarms([5.0, 1.0, 1.1], [1.05, 3.0], tolerance=0.2) == [1.1, 5.0]
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        det, tru = rng.uniform(0, 10, rng.integers(0, 6)), rng.uniform(0, 10, 4)
+        tp, fp, _ = match_events(det, tru, 0.5)
+        times = false_alarms(det, tru, 0.5)
+        assert len(times) == fp and set(times) <= set(det)
 
 
 def test_scores_and_false_alarms_per_minute():

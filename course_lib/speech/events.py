@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["detect_events", "event_scores", "match_events"]
+__all__ = ["detect_events", "event_scores", "false_alarms", "match_events"]
 
 
 def detect_events(
@@ -45,21 +45,37 @@ def detect_events(
     return fired
 
 
+def _claim(
+    detections: Sequence[float], truths: Sequence[float], tolerance: float
+) -> tuple[list[float], list[float]]:
+    """(false alarms, unclaimed truths): each detection, in time order, claims the earliest
+    unclaimed truth within ``tolerance`` seconds of it; those that claim none are false."""
+    if tolerance < 0:
+        raise ValueError(f"tolerance must be >= 0 seconds; got {tolerance}")
+    free, false = sorted(truths), []
+    for d in sorted(detections):
+        hit = next((t for t in free if abs(d - t) <= tolerance), None)
+        if hit is None:
+            false.append(d)
+        else:
+            free.remove(hit)
+    return false, free
+
+
 def match_events(
     detections: Sequence[float], truths: Sequence[float], tolerance: float
 ) -> tuple[int, int, int]:
     """(true positives, false positives, misses): each detection, in time order, claims
     the earliest unclaimed truth within ``tolerance`` seconds of it."""
-    if tolerance < 0:
-        raise ValueError(f"tolerance must be >= 0 seconds; got {tolerance}")
-    free = sorted(truths)
-    tp = 0
-    for d in sorted(detections):
-        hit = next((t for t in free if abs(d - t) <= tolerance), None)
-        if hit is not None:
-            free.remove(hit)
-            tp += 1
-    return tp, len(detections) - tp, len(free)
+    false, free = _claim(detections, truths, tolerance)
+    return len(detections) - len(false), len(false), len(free)
+
+
+def false_alarms(
+    detections: Sequence[float], truths: Sequence[float], tolerance: float
+) -> list[float]:
+    """The times of the detections :func:`match_events` counts as false positives."""
+    return _claim(detections, truths, tolerance)[0]
 
 
 def event_scores(
