@@ -226,15 +226,26 @@ def _stop_once():
     return log
 
 
-def test_the_committed_checkpoint_is_sound_current_and_small():
-    """The staleness check: fails when the code that made the checkpoint changes."""
-    problems = verify("mlm_encoder")
+COMMITTED = sorted(p.stem for p in WEIGHTS.glob("*.pt"))
+
+
+def test_every_recipe_has_its_checkpoint_committed():
+    assert COMMITTED == sorted(RECIPES), (COMMITTED, sorted(RECIPES))
+
+
+@pytest.mark.parametrize("name", COMMITTED)
+def test_a_committed_checkpoint_is_sound_and_current(name):
+    """The staleness check: fails when the code or the recipe that made it changes."""
+    problems = verify(name)
     assert problems == [], (
-        f"{problems}; retrain: python -m course_lib.checkpoints train mlm_encoder"
+        f"{problems}; retrain: python -m course_lib.checkpoints train {name}"
     )
-    record = json.loads((WEIGHTS / "mlm_encoder.json").read_text())
-    assert record["recipe"] == dataclasses.asdict(RECIPES["mlm_encoder"])
-    assert record["steps"] == RECIPES["mlm_encoder"].steps
+    record = json.loads((WEIGHTS / f"{name}.json").read_text())
+    assert record["recipe"] == dataclasses.asdict(RECIPES[name])
+    assert record["steps"] == RECIPES[name].steps
+
+
+def test_the_committed_checkpoints_are_small():
     total = sum(f.stat().st_size for f in WEIGHTS.iterdir())
     assert total <= 25 * 2**20  # all checkpoints together
 
