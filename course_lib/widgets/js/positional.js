@@ -72,7 +72,9 @@ function drawHeat(canvas, table, mark) {
   });
 }
 
-function drawLines(canvas, series, { lo, hi, xmark, marks } = {}) {
+// y tick labels at `ticks` (default: the range's ends and 0), x labels at the first and
+// last index, in a left and a bottom margin
+function drawLines(canvas, series, { lo, hi, xmark, marks, ticks } = {}) {
   const ctx = canvas.getContext("2d");
   const W = canvas.width;
   const H = canvas.height;
@@ -81,13 +83,25 @@ function drawLines(canvas, series, { lo, hi, xmark, marks } = {}) {
   const ymin = lo ?? Math.min(...all, 0);
   const ymax = hi ?? Math.max(...all, 0.01);
   const n = Math.max(2, ...series.map((s) => s.ys.length));
-  const x = (i) => 4 + ((W - 8) * i) / (n - 1);
-  const y = (v) => H - 4 - ((H - 8) * (v - ymin)) / (ymax - ymin || 1);
+  const left = 24;
+  const bottom = 13;
+  const x = (i) => left + ((W - left - 5) * i) / (n - 1);
+  const y = (v) => H - bottom - ((H - bottom - 6) * (v - ymin)) / (ymax - ymin || 1);
   ctx.strokeStyle = "#d8dee4";
   ctx.beginPath();
-  ctx.moveTo(0, y(0));
+  ctx.moveTo(left, y(0));
   ctx.lineTo(W, y(0));
   ctx.stroke();
+  ctx.fillStyle = "#57606a";
+  ctx.font = "10px sans-serif";
+  ctx.textAlign = "right";
+  ctx.textBaseline = "middle";
+  [...new Set(ticks ?? [ymin, 0, ymax])].forEach((v) => {
+    ctx.fillText(String(Number(v.toFixed(2))).replace("-", "\u2212"), left - 3, y(v));
+  });
+  ctx.textAlign = "center";
+  ctx.textBaseline = "top";
+  [0, n - 1].forEach((i) => ctx.fillText(String(i), x(i), H - bottom + 2));
   series.forEach((s, k) => {
     ctx.strokeStyle = s.colour || COLOURS[k % COLOURS.length];
     ctx.lineWidth = 1.5;
@@ -183,9 +197,9 @@ function render({ model, el }) {
     return { box, canvas };
   }
   const heat = panel("PE: position (rows) × dimension", 220, 220);
-  const byK = panel("cos(PE(t), PE(t+k)) by offset k", 220, 160);
-  const byT = panel("cos(PE(t), PE(t+k)) along t, this k", 220, 160);
-  const wave = panel("the pair's sinusoids; marks at t, t+k", 220, 160);
+  const byK = panel("mean over t of cos(PE(t), PE(t+k)), by k", 220, 160);
+  const byT = panel("cos(PE(t), PE(t+k)) by t, this k", 220, 160);
+  const wave = panel("the pair's sinusoids by t; marks: t, t+k", 220, 160);
   const learnedHeat = panel("", 220, 220);
   const legend = make("div", "cw-pe-legend");
   const readout = liveRegion("div", "cw-pe-readout");
@@ -243,6 +257,7 @@ function render({ model, el }) {
     drawLines(wave.canvas, [{ ys: sinYs }, { ys: cosYs, colour: "#8c959f" }], {
       lo: -1.05,
       hi: 1.05,
+      ticks: [-1, 0, 1],
       marks: [
         [t0, Math.sin(t0 * omega), "#1f2328"],
         [t0 + kk, Math.sin((t0 + kk) * omega), "#d95f02"],
